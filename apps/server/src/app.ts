@@ -1,0 +1,148 @@
+import { join } from "node:path";
+import { type DescMethod, type DescService, getOption, hasOption } from "@bufbuild/protobuf";
+import { type ConnectRouter, createContextValues } from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import {
+  assertEveryMethodHasScope,
+  createAccessTokenVerifier,
+  createAuthInterceptor,
+  type DevelopmentIssuer,
+  loadDevelopmentIssuer,
+} from "@folio/auth";
+import { applyMigrations, createDb, type Db } from "@folio/db";
+import { type EmbeddedPostgres, startEmbeddedPostgres } from "@folio/embedded-postgres";
+import { registerServerReflection } from "@folio/grpc-reflection";
+import { FolderService, ProjectService, required_scope } from "@folio/proto";
+import type { Logger } from "pino";
+import { seedDemoProjects } from "./demo.js";
+import type { Config } from "./env.js";
+import { createErrorInterceptor } from "./errors.js";
+import type { NodeHandler } from "./listen.js";
+import { REQUEST_ID_HEADER, requestIdFor, requestIdKey } from "./request-id.js";
+import { createFolderService } from "./services/folders.js";
+import { createProjectService } from "./services/projects.js";
+
+/** The services of the Folio API, in the order they are mounted. */
+export const services: readonly DescService[] = [FolderService, ProjectService];
+
+/** The scope a method requires, as declared with `(folio.v1.required_scope)` in the proto. */
+export function requiredScope(method: DescMethod): string | undefined {
+  return hasOption(method, required_scope) ? getOption(method, required_scope) : undefined;
+}
+
+/** The assembled server, ready to be mounted on a port. */
+export interface App {
+  readonly handler: NodeHandler;
+  readonly db: Db;
+  /** Present in development mode: the issuer whose tokens this server accepts. */
+  readonly developmentIssuer: DevelopmentIssuer | undefined;
+  /** Where the data lives: the configured PostgreSQL, or the embedded one. */
+  readonly database: { readonly embedded: boolean; readonly url: string };
+  close(): Promise<void>;
+}
+
+/** Connects the database (embedded by default), applies migrations and assembles the handlers. */
+export async function createApp(config: Config, logger: Logger): Promise<App> {
+  assertEveryMethodHasScope(
+    services.flatMap((service) => service.methods),
+    requiredScope,
+  );
+
+  let embedded: EmbeddedPostgres | undefined;
+  let url = config.databaseUrl;
+  if (url === undefined) {
+    embedded = await startEmbeddedPostgres({ dataDir: join(config.dataDir, "postgres") });
+    url = embedded.url;
+    logger.info({ dataDir: embedded.dataDir }, "using the embedded PostgreSQL");
+  }
+  try {
+    const { applied } = await applyMigrations(url, { log: (message) => logger.info(message) });
+    logger.info({ applied }, applied.length > 0 ? "migrations applied" : "database schema up to date");
+  } catch (error) {
+    await embedded?.stop();
+    throw error;
+  }
+  const db = createDb(url, { maxConnections: config.databasePoolSize });
+
+  let developmentIssuer: DevelopmentIssuer | undefined;
+  let verify: Awaited<ReturnType<typeof createAccessTokenVerifier>>;
+  const auth = config.auth;
+  const rules = {
+    issuer: auth.issuer,
+    audience: auth.audience,
+    clockToleranceSeconds: auth.clockToleranceSeconds,
+    userClaim: auth.userClaim,
+    orgClaim: auth.orgClaim,
+    ...(auth.algorithms ? { algorithms: auth.algorithms } : {}),
+  };
+  if (auth.mode === "development") {
+    developmentIssuer = await loadDevelopmentIssuer(config.dataDir, rules);
+    verify = await createAccessTokenVerifier({ ...rules, keys: { jwks: developmentIssuer.jwks } });
+    await seedDemoProjects(db, logger);
+  } else if ("jwksUrl" in auth) {
+    verify = await createAccessTokenVerifier({ ...rules, keys: { jwksUrl: auth.jwksUrl } });
+  } else {
+    verify = await createAccessTokenVerifier({ ...rules, keys: { jwksFile: auth.jwksFile } });
+  }
+
+  const authenticated = { interceptors: [createAuthInterceptor({ verify, requiredScope })] };
+  const connectHandler = connectNodeAdapter({
+    routes(router: ConnectRouter) {
+      router.service(FolderService, createFolderService(db), authenticated);
+      router.service(ProjectService, createProjectService(db), authenticated);
+      registerServerReflection(router, { services });
+    },
+    interceptors: [createErrorInterceptor(logger)],
+    contextValues: (req) => createContextValues().set(requestIdKey, String(req.headers[REQUEST_ID_HEADER])),
+  });
+
+  const jwksBody = developmentIssuer ? JSON.stringify(developmentIssuer.jwks) : undefined;
+
+  const handler: NodeHandler = (req, res) => {
+    const started = process.hrtime.bigint();
+    const requestId = requestIdFor(req.headers[REQUEST_ID_HEADER]);
+    // Connect reads the id from the request headers; the response carries it on every protocol.
+    req.headers[REQUEST_ID_HEADER] = requestId;
+    res.setHeader(REQUEST_ID_HEADER, requestId);
+    res.on("finish", () => {
+      logger.info(
+        {
+          requestId,
+          method: req.method,
+          url: req.url,
+          httpVersion: req.httpVersion,
+          status: res.statusCode,
+          durationMs: Number(process.hrtime.bigint() - started) / 1e6,
+        },
+        "request completed",
+      );
+    });
+    const path = (req.url ?? "/").split("?")[0];
+    if (req.method === "GET" && path === "/.well-known/jwks.json" && jwksBody !== undefined) {
+      respond(res, 200, "application/jwk-set+json", jwksBody);
+      return;
+    }
+    if (req.method === "GET" && path === "/healthz") {
+      respond(res, 200, "application/json", '{"status":"ok"}');
+      return;
+    }
+    connectHandler(req, res);
+  };
+
+  return {
+    handler,
+    db,
+    developmentIssuer,
+    database: { embedded: embedded !== undefined, url },
+    async close() {
+      await db.close();
+      await embedded?.stop();
+    },
+  };
+}
+
+function respond(res: Parameters<NodeHandler>[1], status: number, contentType: string, body: string): void {
+  res.statusCode = status;
+  res.setHeader("content-type", contentType);
+  res.end(body);
+}

@@ -1,0 +1,124 @@
+import { resolve } from "node:path";
+
+/** Everything the server reads from its environment, validated and typed. */
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  /** PostgreSQL to use; absent means the embedded database in `dataDir`. */
+  readonly databaseUrl: string | undefined;
+  readonly databasePoolSize: number;
+  readonly dataDir: string;
+  readonly logLevel: string;
+  readonly production: boolean;
+  readonly auth: AuthConfig;
+  readonly shutdownTimeoutMs: number;
+}
+
+/** How access tokens are verified: a JWKS from the issuer, or development mode's own keys. */
+export type AuthConfig =
+  | ({ readonly mode: "jwks"; readonly jwksUrl: string } & TokenRules)
+  | ({ readonly mode: "jwks"; readonly jwksFile: string } & TokenRules)
+  | ({ readonly mode: "development" } & TokenRules);
+
+interface TokenRules {
+  readonly issuer: string;
+  readonly audience: string;
+  readonly algorithms: readonly string[] | undefined;
+  readonly clockToleranceSeconds: number;
+  readonly userClaim: string;
+  readonly orgClaim: string;
+}
+
+/** A variable that is set to something the server cannot use. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable} ${problem}`);
+  }
+}
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Reads and validates the configuration; throws {@link ConfigError} naming the first bad variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const production = env.NODE_ENV === "production";
+  const host = text(env, "HOST") ?? "127.0.0.1";
+  const port = integer(env, "PORT", 8080, 0, 65_535);
+  const databaseUrl = text(env, "DATABASE_URL");
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError("DATABASE_URL", "must be a postgres:// or postgresql:// URL");
+  }
+  const logLevel = text(env, "LOG_LEVEL") ?? "info";
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError("LOG_LEVEL", `must be one of ${LOG_LEVELS.join(", ")} (got "${logLevel}")`);
+  }
+  return {
+    host,
+    port,
+    databaseUrl,
+    databasePoolSize: integer(env, "DATABASE_POOL_SIZE", 10, 1, 1000),
+    dataDir: resolve(text(env, "DATA_DIR") ?? ".data"),
+    logLevel,
+    production,
+    auth: loadAuthConfig(env, production),
+    shutdownTimeoutMs: integer(env, "SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
+  };
+}
+
+function loadAuthConfig(env: Env, production: boolean): AuthConfig {
+  const jwksUrl = text(env, "AUTH_JWKS_URL");
+  const jwksFile = text(env, "AUTH_JWKS_FILE");
+  if (jwksUrl !== undefined && jwksFile !== undefined) {
+    throw new ConfigError("AUTH_JWKS_URL", "and AUTH_JWKS_FILE are exclusive: set one");
+  }
+  const development = jwksUrl === undefined && jwksFile === undefined;
+  if (development && production) {
+    throw new ConfigError(
+      "AUTH_JWKS_URL",
+      "(or AUTH_JWKS_FILE) is required when NODE_ENV=production: development mode signs its own tokens",
+    );
+  }
+  if (jwksUrl !== undefined && !/^https?:\/\//.test(jwksUrl)) {
+    throw new ConfigError("AUTH_JWKS_URL", "must be an http(s) URL");
+  }
+  const issuer = text(env, "AUTH_ISSUER");
+  const audience = text(env, "AUTH_AUDIENCE");
+  if (!development && issuer === undefined) throw new ConfigError("AUTH_ISSUER", "is required with a JWKS");
+  if (!development && audience === undefined)
+    throw new ConfigError("AUTH_AUDIENCE", "is required with a JWKS");
+  const rules: TokenRules = {
+    issuer: issuer ?? "folio-development",
+    audience: audience ?? "folio",
+    algorithms: text(env, "AUTH_ALGORITHMS")
+      ?.split(",")
+      .map((a) => a.trim()),
+    clockToleranceSeconds: integer(env, "AUTH_CLOCK_TOLERANCE_SECONDS", 30, 0, 300),
+    userClaim: text(env, "AUTH_USER_CLAIM") ?? "sub",
+    orgClaim: text(env, "AUTH_ORG_CLAIM") ?? "org_id",
+  };
+  if (rules.algorithms?.some((a) => a === "none" || a.startsWith("HS"))) {
+    throw new ConfigError("AUTH_ALGORITHMS", "must list asymmetric algorithms only (no none, no HS*)");
+  }
+  if (jwksUrl !== undefined) return { mode: "jwks", jwksUrl, ...rules };
+  if (jwksFile !== undefined) return { mode: "jwks", jwksFile: resolve(jwksFile), ...rules };
+  return { mode: "development", ...rules };
+}
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === "" ? undefined : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const value = text(env, name);
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${value}")`);
+  }
+  return Number(value);
+}

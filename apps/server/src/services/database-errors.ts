@@ -1,0 +1,11 @@
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** True for the canonical textual form of a UUID (what a `uuid` column accepts). */
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
+/** True when Prisma reports a foreign-key violation (P2003). */
+export function isForeignKeyViolation(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "P2003";
+}

@@ -1,0 +1,51 @@
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "../src/env.js";
+
+const main = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+
+/** Starts the built server with exactly `env` (plus PATH) and returns how it ended. */
+function startWith(env: Record<string, string>) {
+  const result = spawnSync(process.execPath, [main], {
+    env: { PATH: process.env.PATH ?? "", ...env },
+    encoding: "utf8",
+    timeout: 20_000,
+  });
+  return { status: result.status, stderr: result.stderr.trim() };
+}
+
+describe("configuration", () => {
+  it("defaults to 127.0.0.1:8080, the embedded database and development mode", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ host: "127.0.0.1", port: 8080, databaseUrl: undefined, logLevel: "info" });
+    expect(config.auth.mode).toBe("development");
+  });
+
+  it("uses a JWKS when one is configured", () => {
+    const config = loadConfig({
+      AUTH_JWKS_URL: "https://issuer.example/jwks.json",
+      AUTH_ISSUER: "https://issuer.example",
+      AUTH_AUDIENCE: "folio",
+    });
+    expect(config.auth).toMatchObject({ mode: "jwks", jwksUrl: "https://issuer.example/jwks.json" });
+  });
+
+  it.each([
+    [{ PORT: "http" }, "PORT"],
+    [{ PORT: "70000" }, "PORT"],
+    [{ LOG_LEVEL: "loud" }, "LOG_LEVEL"],
+    [{ DATABASE_URL: "mysql://localhost/folio" }, "DATABASE_URL"],
+    [{ AUTH_JWKS_URL: "https://issuer.example/jwks.json" }, "AUTH_ISSUER"],
+    [{ NODE_ENV: "production" }, "AUTH_JWKS_URL"],
+    [
+      { AUTH_JWKS_FILE: "/x", AUTH_ISSUER: "i", AUTH_AUDIENCE: "a", AUTH_ALGORITHMS: "HS256" },
+      "AUTH_ALGORITHMS",
+    ],
+  ])("stops start-up with one line naming the variable for %j", (env, variable) => {
+    const { status, stderr } = startWith(env);
+    expect(status).toBe(1);
+    expect(stderr.split("\n")).toHaveLength(1);
+    expect(stderr).toMatch(new RegExp(`^folio: invalid configuration: ${variable} `));
+  });
+});

@@ -1,0 +1,24 @@
+/**
+ * Bearer-token authentication for Folio's Connect services: token verification with jose, scope
+ * checks declared per method, and the caller context that every handler reads.
+ */
+export { type Caller, callerKey, requireCaller } from "./caller.js";
+export {
+  type DevelopmentIssuer,
+  loadDevelopmentIssuer,
+  type TokenClaims,
+} from "./development.js";
+export {
+  type AuthInterceptorOptions,
+  assertEveryMethodHasScope,
+  createAuthInterceptor,
+} from "./interceptor.js";
+export {
+  type AccessTokenVerifier,
+  type AccessTokenVerifierOptions,
+  createAccessTokenVerifier,
+  DEFAULT_ALGORITHMS,
+  InvalidTokenError,
+  KeySetUnavailableError,
+  type KeySource,
+} from "./verify.js";

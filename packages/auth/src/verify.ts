@@ -1,0 +1,161 @@
+import { readFile } from "node:fs/promises";
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  errors,
+  type JSONWebKeySet,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  jwtVerify,
+} from "jose";
+import type { Caller } from "./caller.js";
+
+/**
+ * Asymmetric algorithms accepted by default. HMAC is never in the list: with a JWKS of public keys,
+ * accepting HS256 would let anyone sign with the public key. `none` is rejected by jose anyway.
+ */
+export const DEFAULT_ALGORITHMS = ["RS256", "PS256", "ES256", "EdDSA"] as const;
+
+/** `typ` header values accepted: RFC 9068 access tokens, and plain JWTs from older issuers. */
+const ACCEPTED_TYPES = new Set(["at+jwt", "application/at+jwt", "jwt"]);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Where the verification keys come from. */
+export type KeySource =
+  | { readonly jwksUrl: string }
+  | { readonly jwksFile: string }
+  | { readonly jwks: JSONWebKeySet };
+
+/** Options of {@link createAccessTokenVerifier}. */
+export interface AccessTokenVerifierOptions {
+  readonly keys: KeySource;
+  /** Expected `iss`. */
+  readonly issuer: string;
+  /** Expected `aud` (one of the token's audiences). */
+  readonly audience: string;
+  /** Accepted signature algorithms; defaults to {@link DEFAULT_ALGORITHMS}. */
+  readonly algorithms?: readonly string[];
+  /** Leeway for `exp`/`nbf`/`iat`, in seconds (default 30). */
+  readonly clockToleranceSeconds?: number;
+  /** Claim holding the user id (default `sub`). */
+  readonly userClaim?: string;
+  /** Claim holding the organisation id (default `org_id`). */
+  readonly orgClaim?: string;
+  /** With `jwksUrl`: minimum time between two fetches caused by unknown `kid`s (default 30 s). */
+  readonly jwksCooldownMs?: number;
+}
+
+/** Why a token was refused; `message` is safe to return to the client (never echoes the token). */
+export class InvalidTokenError extends Error {
+  override readonly name = "InvalidTokenError";
+}
+
+/** The keys to verify tokens with could not be loaded; the request may succeed later. */
+export class KeySetUnavailableError extends Error {
+  override readonly name = "KeySetUnavailableError";
+}
+
+/** Verifies an access token and returns the caller it authenticates. */
+export type AccessTokenVerifier = (token: string) => Promise<Caller>;
+
+/** Builds a verifier for RFC 9068 JWT access tokens signed by keys of a JWKS. */
+export async function createAccessTokenVerifier(
+  options: AccessTokenVerifierOptions,
+): Promise<AccessTokenVerifier> {
+  const keySet = await resolveKeySet(options);
+  const algorithms = [...(options.algorithms ?? DEFAULT_ALGORITHMS)];
+  if (algorithms.some((alg) => alg === "none" || alg.startsWith("HS"))) {
+    throw new Error("AUTH_ALGORITHMS must list asymmetric algorithms only (no none, no HS*)");
+  }
+  const userClaim = options.userClaim ?? "sub";
+  const orgClaim = options.orgClaim ?? "org_id";
+
+  return async (token) => {
+    let payload: JWTPayload;
+    try {
+      const result = await jwtVerify(token, keySet, {
+        issuer: options.issuer,
+        audience: options.audience,
+        algorithms,
+        clockTolerance: options.clockToleranceSeconds ?? 30,
+      });
+      const typ = result.protectedHeader.typ;
+      if (typ !== undefined && !ACCEPTED_TYPES.has(typ.toLowerCase())) {
+        throw new InvalidTokenError(`token type "${typ}" is not an access token`);
+      }
+      payload = result.payload;
+    } catch (error) {
+      if (error instanceof InvalidTokenError) throw error;
+      // The issuer's keys being out of reach is our outage, not the client's bad token.
+      if (error instanceof errors.JWKSTimeout || !(error instanceof errors.JOSEError)) {
+        throw new KeySetUnavailableError("signing keys could not be fetched", { cause: error });
+      }
+      throw new InvalidTokenError(describeFailure(error));
+    }
+    const userId = payload[userClaim];
+    const orgId = payload[orgClaim];
+    if (typeof userId !== "string" || !UUID.test(userId)) {
+      throw new InvalidTokenError(`token claim "${userClaim}" must be a UUID`);
+    }
+    if (typeof orgId !== "string" || !UUID.test(orgId)) {
+      throw new InvalidTokenError(`token claim "${orgClaim}" must be a UUID`);
+    }
+    return { userId: userId.toLowerCase(), orgId: orgId.toLowerCase(), scopes: readScopes(payload) };
+  };
+}
+
+/** Scopes from `scope` (RFC 9068: space-delimited string) or `scp` (array, common in the wild). */
+function readScopes(payload: JWTPayload): ReadonlySet<string> {
+  const scopes = new Set<string>();
+  if (typeof payload.scope === "string") {
+    for (const scope of payload.scope.split(" ")) if (scope !== "") scopes.add(scope);
+  }
+  if (Array.isArray(payload.scp)) {
+    for (const scope of payload.scp) if (typeof scope === "string") scopes.add(scope);
+  }
+  return scopes;
+}
+
+async function resolveKeySet(options: AccessTokenVerifierOptions): Promise<JWTVerifyGetKey> {
+  const keys = options.keys;
+  if ("jwksUrl" in keys) {
+    // jose caches the set and refetches on an unknown kid, at most once per cooldown: key
+    // rotation is picked up without a restart, and bogus kids cannot hammer the issuer.
+    return createRemoteJWKSet(new URL(keys.jwksUrl), {
+      cooldownDuration: options.jwksCooldownMs ?? 30_000,
+    });
+  }
+  if ("jwksFile" in keys) {
+    const text = await readFile(keys.jwksFile, "utf8");
+    return createLocalJWKSet(JSON.parse(text) as JSONWebKeySet);
+  }
+  return createLocalJWKSet(keys.jwks);
+}
+
+/** A short, token-free explanation of why verification failed. */
+function describeFailure(error: errors.JOSEError): string {
+  if (error instanceof errors.JWTExpired) return "token has expired";
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    switch (error.claim) {
+      case "nbf":
+        return "token is not yet valid";
+      case "iat":
+        return "token was issued in the future";
+      case "iss":
+        return "token has the wrong issuer";
+      case "aud":
+        return "token has the wrong audience";
+      default:
+        return `token claim "${error.claim}" is invalid`;
+    }
+  }
+  if (error instanceof errors.JOSEAlgNotAllowed) return "token signature algorithm is not allowed";
+  if (error instanceof errors.JWKSNoMatchingKey) return "token is signed with an unknown key";
+  if (error instanceof errors.JWSSignatureVerificationFailed) return "token signature is invalid";
+  if (error instanceof errors.JOSENotSupported) return "token uses an unsupported algorithm or key";
+  if (error instanceof errors.JWTInvalid || error instanceof errors.JWSInvalid) {
+    return "token is malformed";
+  }
+  return "token could not be verified";
+}

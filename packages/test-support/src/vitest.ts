@@ -1,0 +1,22 @@
+/** The Vitest settings every Folio package shares (`vitest.config.ts`: `folioVitestConfig()`). */
+import { defineConfig, type ViteUserConfig } from "vitest/config";
+
+/**
+ * Folio's Vitest config: tests in `test/`, timeouts that allow for starting a database, and a JSON
+ * report in `.vitest/results.json` that `summary.mjs` adds up after `turbo run test`. A key of
+ * `overrides` (or of `overrides.test`) replaces the default one.
+ */
+export function folioVitestConfig(overrides: ViteUserConfig = {}): ViteUserConfig {
+  const { test, ...rest } = overrides;
+  return defineConfig({
+    ...rest,
+    test: {
+      include: ["test/**/*.test.ts"],
+      // Starting an embedded database or creating one on a server takes seconds, not milliseconds.
+      testTimeout: 30_000,
+      hookTimeout: 60_000,
+      reporters: ["default", ["json", { outputFile: ".vitest/results.json" }]],
+      ...test,
+    },
+  });
+}
