@@ -80,7 +80,11 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     verify = await createAccessTokenVerifier({ ...rules, keys: { jwks: developmentIssuer.jwks } });
     await seedDemoProjects(db, logger);
   } else if ("jwksUrl" in auth) {
-    verify = await createAccessTokenVerifier({ ...rules, keys: { jwksUrl: auth.jwksUrl } });
+    verify = await createAccessTokenVerifier({
+      ...rules,
+      keys: { jwksUrl: auth.jwksUrl },
+      jwksCooldownMs: auth.jwksCooldownSeconds * 1000,
+    });
   } else {
     verify = await createAccessTokenVerifier({ ...rules, keys: { jwksFile: auth.jwksFile } });
   }

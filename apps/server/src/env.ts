@@ -16,7 +16,7 @@ export interface Config {
 
 /** How access tokens are verified: a JWKS from the issuer, or development mode's own keys. */
 export type AuthConfig =
-  | ({ readonly mode: "jwks"; readonly jwksUrl: string } & TokenRules)
+  | ({ readonly mode: "jwks"; readonly jwksUrl: string; readonly jwksCooldownSeconds: number } & TokenRules)
   | ({ readonly mode: "jwks"; readonly jwksFile: string } & TokenRules)
   | ({ readonly mode: "development" } & TokenRules);
 
@@ -104,7 +104,10 @@ function loadAuthConfig(env: Env, production: boolean): AuthConfig {
   if (rules.algorithms?.some((a) => a === "none" || a.startsWith("HS"))) {
     throw new ConfigError("AUTH_ALGORITHMS", "must list asymmetric algorithms only (no none, no HS*)");
   }
-  if (jwksUrl !== undefined) return { mode: "jwks", jwksUrl, ...rules };
+  if (jwksUrl !== undefined) {
+    const jwksCooldownSeconds = integer(env, "AUTH_JWKS_COOLDOWN_SECONDS", 30, 0, 3600);
+    return { mode: "jwks", jwksUrl, jwksCooldownSeconds, ...rules };
+  }
   if (jwksFile !== undefined) return { mode: "jwks", jwksFile: resolve(jwksFile), ...rules };
   return { mode: "development", ...rules };
 }

@@ -1,0 +1,52 @@
+import { parseArgs } from "node:util";
+import { loadDevelopmentIssuer } from "@folio/auth";
+import { DEMO_ORG_ID, DEMO_USER_ID } from "./demo.js";
+import { ConfigError, loadConfig } from "./env.js";
+
+// Mints a development-mode access token with the key of the server's DATA_DIR:
+//   pnpm token [--org <uuid>] [--user <uuid>] [--scope files:upload --scope project:read] [--ttl 3600]
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const usage =
+  "usage: pnpm token [--org <uuid>] [--user <uuid>] [--scope <scope>]... [--ttl <seconds>]\n" +
+  `defaults: the demo org ${DEMO_ORG_ID}, the demo user ${DEMO_USER_ID}, both scopes, 12 h\n`;
+
+try {
+  const { values } = parseArgs({
+    options: {
+      org: { type: "string", default: DEMO_ORG_ID },
+      user: { type: "string", default: DEMO_USER_ID },
+      scope: { type: "string", multiple: true, default: ["files:upload", "project:read"] },
+      ttl: { type: "string", default: String(12 * 3600) },
+      help: { type: "boolean", short: "h", default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(usage);
+    process.exit(0);
+  }
+  const config = loadConfig();
+  if (config.auth.mode !== "development") {
+    throw new Error("AUTH_JWKS_URL or AUTH_JWKS_FILE is set: tokens come from your issuer, not from Folio");
+  }
+  if (!/^\d+$/.test(values.ttl)) throw new Error("--ttl must be a number of seconds");
+  for (const [flag, value] of [
+    ["--org", values.org],
+    ["--user", values.user],
+  ] as const) {
+    if (!UUID.test(value)) throw new Error(`${flag} must be a UUID (got "${value}")`);
+  }
+  const issuer = await loadDevelopmentIssuer(config.dataDir, config.auth);
+  const token = await issuer.mint({
+    orgId: values.org,
+    userId: values.user,
+    scopes: values.scope.flatMap((scope) => scope.split(" ")).filter((scope) => scope !== ""),
+    expiresInSeconds: Number(values.ttl),
+  });
+  process.stdout.write(`${token}\n`);
+} catch (error) {
+  const message =
+    error instanceof ConfigError ? `invalid configuration: ${error.message}` : (error as Error).message;
+  process.stderr.write(`folio token: ${message}\n${usage}`);
+  process.exit(2);
+}
