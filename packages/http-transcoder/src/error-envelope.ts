@@ -1,0 +1,228 @@
+import {
+  create,
+  createRegistry,
+  fromBinary,
+  type JsonObject,
+  type JsonValue,
+  type JsonWriteOptions,
+  type Registry,
+  toJson,
+} from "@bufbuild/protobuf";
+import { base64Decode, base64Encode } from "@bufbuild/protobuf/wire";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { codeFromName, codeToHttpStatus, codeToName } from "./connect-code.js";
+import { BadRequestSchema, file_google_rpc_error_details } from "./gen/google/rpc/error_details_pb.js";
+
+/**
+ * The body of every error response of a transcoded route:
+ *
+ * ```json
+ * {
+ *   "error": {
+ *     "code": "invalid_argument",
+ *     "message": "unknown query parameter \"orgId\"",
+ *     "requestId": "0d9c6c1e-...",
+ *     "details": [
+ *       {
+ *         "type": "google.rpc.BadRequest",
+ *         "fieldViolations": [{ "field": "orgId", "description": "unknown query parameter" }]
+ *       }
+ *     ]
+ *   }
+ * }
+ * ```
+ */
+export interface HttpErrorEnvelope {
+  readonly error: HttpError;
+}
+
+/** The error of an {@link HttpErrorEnvelope}. */
+export interface HttpError {
+  /**
+   * The Connect code, in its string form (https://connectrpc.com/docs/protocol#error-codes):
+   * `invalid_argument`, `not_found`, `unauthenticated`, ...
+   */
+  readonly code: string;
+  /** A message for the developer, never a stack trace. */
+  readonly message: string;
+  /** The request's id, as in the `X-Request-Id` response header. */
+  readonly requestId: string;
+  /** Structured details; empty when there are none. */
+  readonly details: readonly HttpErrorDetail[];
+}
+
+/**
+ * A detail of an {@link HttpError}: the fully-qualified name of a protobuf message in `type`, and
+ * the fields of that message in their JSON form beside it, as in
+ * `{ "type": "google.rpc.BadRequest", "fieldViolations": [...] }`. A detail whose type the
+ * transcoder cannot decode is `{ "type": ..., "value": "<base64 of the binary message>" }`, one
+ * whose JSON form is not an object (a wrapper, say) is `{ "type": ..., "value": <JSON> }`.
+ */
+export interface HttpErrorDetail {
+  /** The fully-qualified name of the detail's message: `google.rpc.BadRequest`. */
+  readonly type: string;
+  readonly [field: string]: JsonValue;
+}
+
+/**
+ * A violation of a request field, sent as a detail of type `google.rpc.BadRequest`.
+ *
+ * @private
+ */
+export interface FieldViolation {
+  /** The field as the client wrote it: a query parameter, a JSON path (`book.title`). */
+  readonly field: string;
+  readonly description: string;
+}
+
+const httpStatusOverrides = new WeakMap<ConnectError, number>();
+
+/**
+ * An error of the transcoder itself (the request never reached the handler): `invalid_argument`
+ * with a `google.rpc.BadRequest` detail listing the violations, when there are any. `httpStatus`
+ * replaces the status of the code, for the failures HTTP has its own status for (404, 405, 413,
+ * 415).
+ *
+ * @private
+ */
+export function transcodeError(
+  code: Code,
+  message: string,
+  extra: { violations?: readonly FieldViolation[]; httpStatus?: number; metadata?: Headers } = {},
+): ConnectError {
+  const details =
+    extra.violations !== undefined && extra.violations.length > 0
+      ? [
+          {
+            desc: BadRequestSchema,
+            value: { fieldViolations: extra.violations.map((v) => ({ ...v })) },
+          },
+        ]
+      : undefined;
+  const error = new ConnectError(message, code, extra.metadata, details);
+  if (extra.httpStatus !== undefined) {
+    httpStatusOverrides.set(error, extra.httpStatus);
+  }
+  return error;
+}
+
+/**
+ * The HTTP status of an error: Connect's mapping of codes to HTTP statuses
+ * (https://connectrpc.com/docs/protocol#error-codes), unless the transcoder gave it its own.
+ *
+ * @private
+ */
+export function httpStatusOf(error: ConnectError): number {
+  return httpStatusOverrides.get(error) ?? codeToHttpStatus(error.code);
+}
+
+const errorDetailsRegistry = createRegistry(file_google_rpc_error_details);
+
+/**
+ * Renders an error as an {@link HttpErrorEnvelope}. Details are decoded with the registry of the
+ * options (falling back to the google.rpc error details), or taken from the `debug` JSON a Connect
+ * handler sends with them.
+ *
+ * @private
+ */
+export function errorEnvelope(
+  error: ConnectError,
+  requestId: string,
+  jsonOptions: Partial<JsonWriteOptions>,
+): HttpErrorEnvelope {
+  return {
+    error: {
+      code: codeToName(error.code),
+      message: error.rawMessage,
+      requestId,
+      details: error.details.map((detail) => renderDetail(detail, jsonOptions)),
+    },
+  };
+}
+
+function renderDetail(
+  detail: ConnectError["details"][number],
+  jsonOptions: Partial<JsonWriteOptions>,
+): HttpErrorDetail {
+  if ("desc" in detail) {
+    return withType(
+      detail.desc.typeName,
+      toJson(detail.desc, create(detail.desc, detail.value), jsonOptions),
+    );
+  }
+  const desc = findMessage(jsonOptions.registry, detail.type);
+  if (desc !== undefined) {
+    try {
+      return withType(detail.type, toJson(desc, fromBinary(desc, detail.value), jsonOptions));
+    } catch {
+      // Not what the type says it is: sent as bytes below.
+    }
+  }
+  if (detail.debug !== undefined && detail.debug !== null) {
+    return withType(detail.type, detail.debug);
+  }
+  return { type: detail.type, value: base64Encode(detail.value) };
+}
+
+function findMessage(registry: Registry | undefined, typeName: string) {
+  return registry?.getMessage(typeName) ?? errorDetailsRegistry.getMessage(typeName);
+}
+
+function withType(type: string, json: JsonValue): HttpErrorDetail {
+  if (typeof json === "object" && json !== null && !Array.isArray(json)) {
+    // A field of the detail named "type" does not replace the type name.
+    return { ...(json as JsonObject), type };
+  }
+  return { type, value: json };
+}
+
+/**
+ * Any error as a ConnectError; anything else than a ConnectError is an internal error whose
+ * message is not shown (it may hold a stack trace or secrets).
+ *
+ * @private
+ */
+export function asConnectError(error: unknown): ConnectError {
+  return error instanceof ConnectError ? error : new ConnectError("internal error", Code.Internal);
+}
+
+/**
+ * Reads the error a Connect handler answers a unary call with: a JSON object with `code`,
+ * `message` and `details` of `{ type, value, debug }` (https://connectrpc.com/docs/protocol#error-end-stream).
+ * Anything else is an `internal` error whose message says only what the HTTP status was.
+ *
+ * @private
+ */
+export function connectErrorFromJson(bytes: Uint8Array, httpStatus: number, metadata: Headers): ConnectError {
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    json = undefined;
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    return new ConnectError(`HTTP ${httpStatus} from the handler`, Code.Internal, metadata);
+  }
+  const { code, message, details } = json as Record<string, unknown>;
+  const error = new ConnectError(
+    typeof message === "string" ? message : "",
+    (typeof code === "string" ? codeFromName(code) : undefined) ?? Code.Unknown,
+    metadata,
+  );
+  if (Array.isArray(details)) {
+    for (const detail of details as Record<string, unknown>[]) {
+      if (typeof detail?.type === "string" && typeof detail.value === "string") {
+        try {
+          error.details.push({
+            type: detail.type,
+            value: base64Decode(detail.value),
+            debug: detail.debug as JsonValue,
+          });
+        } catch {
+          // Not base64: left out rather than failing the whole error.
+        }
+      }
+    }
+  }
+  return error;
+}

@@ -1,0 +1,452 @@
+import { randomUUID } from "node:crypto";
+import type { ServerResponse } from "node:http";
+import type { Http2ServerResponse } from "node:http2";
+import {
+  type DescMethod,
+  type DescService,
+  fromBinary,
+  type JsonValue,
+  type Registry,
+  toBinary,
+  toJson,
+} from "@bufbuild/protobuf";
+import { Code, type ConnectError, type ContextValues } from "@connectrpc/connect";
+import type { UniversalHandler, UniversalServerResponse } from "@connectrpc/connect/protocol";
+import {
+  asConnectError,
+  connectErrorFromJson,
+  errorEnvelope,
+  httpStatusOf,
+  transcodeError,
+} from "./error-envelope.js";
+import { collectHttpRoutes, type HttpRoute } from "./http-route.js";
+import { isJsonContentType, type NodeServerRequest, readRequestBody } from "./request-body.js";
+import { createRequestMessageReader, type RequestMessageReader } from "./request-message.js";
+import { createJsonCompleter, type JsonCompleter } from "./response-json.js";
+import { createRouteTable } from "./route-table.js";
+
+export type { NodeServerRequest } from "./request-body.js";
+
+/**
+ * The response of a Node `http`, `https` or `http2` server (the compatibility API).
+ */
+export type NodeServerResponse = ServerResponse | Http2ServerResponse;
+
+/** A Node request handler, as `http.createServer()` and `http2.createServer()` take. */
+export type NodeHandlerFn = (req: NodeServerRequest, res: NodeServerResponse) => void;
+
+/** Options of the protobuf JSON mapping the transcoder reads requests and writes responses with. */
+export interface HttpTranscoderJsonOptions {
+  /** Message types for `google.protobuf.Any` fields, and for error details to decode. */
+  readonly registry?: Registry;
+  /** Write proto field names (`page_size`) instead of JSON names (`pageSize`) in responses. */
+  readonly useProtoFieldName?: boolean;
+  /** Write enum values as numbers instead of names in responses. */
+  readonly enumAsInteger?: boolean;
+}
+
+/** Options for {@link createHttpTranscoder}. */
+export interface HttpTranscoderOptions {
+  /**
+   * The handlers of the Connect router that serves the same services, `router.handlers`: REST
+   * requests are calls to these, in-process, so they run the same implementations and the same
+   * interceptors as Connect, gRPC and gRPC-Web calls.
+   */
+  readonly handlers: readonly UniversalHandler[];
+  /**
+   * The services to serve over REST: every method with a `google.api.http` option. By default,
+   * the services of `handlers`.
+   */
+  readonly services?: readonly DescService[];
+  /** The routes to serve, instead of those of `services` (see {@link collectHttpRoutes}). */
+  readonly routes?: readonly HttpRoute[];
+  /** Context values for a request, as the option of the same name of `connectNodeAdapter`. */
+  readonly contextValues?: (req: NodeServerRequest) => ContextValues;
+  /** The largest request body read, in bytes; larger ones get 413. Default 1 MiB. */
+  readonly maxBodyBytes?: number;
+  /** The HTTP status of a successful response of a method (say, 201 for a create). Default 200. */
+  readonly successStatus?: (method: DescMethod) => number;
+  /**
+   * The id of a request, sent as `requestId` in error responses and as the `X-Request-Id`
+   * response header. By default, the `X-Request-Id` response header if one is set already (by a
+   * server that assigns ids), then the request header, then a random UUID.
+   */
+  readonly requestId?: (req: NodeServerRequest, res: NodeServerResponse) => string;
+  /** Options of the JSON mapping. */
+  readonly jsonOptions?: HttpTranscoderJsonOptions;
+}
+
+/** The default of {@link HttpTranscoderOptions.maxBodyBytes}: 1 MiB. */
+export const defaultMaxBodyBytes = 1024 * 1024;
+
+const requestIdHeader = "x-request-id";
+
+// Request headers that describe the HTTP/JSON exchange, not the call: the transcoder sets its own
+// for the Connect request it makes (RFC 9110, section 7.6.1 for the hop-by-hop ones).
+const requestHeadersNotForwarded = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "upgrade",
+  "te",
+  "trailer",
+  "content-length",
+  "content-type",
+  "content-encoding",
+  "accept-encoding",
+]);
+
+// Response headers of the Connect response that describe its encoding, not the call's metadata.
+const responseHeadersNotForwarded = new Set([
+  "content-type",
+  "content-length",
+  "content-encoding",
+  "accept-encoding",
+  "vary",
+]);
+
+/**
+ * Entry of the route table: a route with everything a request needs, compiled at start-up.
+ */
+interface CompiledRoute {
+  readonly route: HttpRoute;
+  readonly handler: UniversalHandler;
+  readonly readMessage: RequestMessageReader;
+  readonly writeResponse: (bytes: Uint8Array) => string;
+  readonly successStatus: number;
+  readonly hasBody: boolean;
+}
+
+/**
+ * Creates a Node request handler that serves the `google.api.http` rules of Connect services:
+ * it matches a request to a route, builds the request message from the path, query string and
+ * JSON body, calls the Connect handler of the method in-process, and answers with the response
+ * message as JSON, or an {@link HttpErrorEnvelope} on failure.
+ *
+ * Mount it on the paths of the rules (say, everything under `/api/`), next to the handler of
+ * `connectNodeAdapter`, and pass it the handlers of that adapter's router:
+ *
+ * ```ts
+ * let router: ConnectRouter | undefined;
+ * const connect = connectNodeAdapter({ routes(r) { r.service(Library, impl); router = r; } });
+ * const rest = createHttpTranscoder({ handlers: router!.handlers });
+ * ```
+ *
+ * Throws at start-up when a rule is invalid, two rules are ambiguous, a method with a rule has no
+ * handler, or is not unary.
+ */
+export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandlerFn {
+  const handlers = new Map<string, UniversalHandler>();
+  for (const handler of options.handlers) {
+    handlers.set(handler.requestPath, handler);
+  }
+  const services = options.services ?? [...new Set(options.handlers.map((handler) => handler.service))];
+  const routes = options.routes ?? collectHttpRoutes(services);
+  const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
+  const jsonOptions = options.jsonOptions ?? {};
+  const writeOptions = {
+    alwaysEmitImplicit: true,
+    useProtoFieldName: jsonOptions.useProtoFieldName ?? false,
+    enumAsInteger: jsonOptions.enumAsInteger ?? false,
+    registry: jsonOptions.registry,
+  };
+  // Details are written as sent: default values left out, like the "debug" form of Connect.
+  const detailWriteOptions = { ...writeOptions, alwaysEmitImplicit: false };
+  const readOptions = { registry: jsonOptions.registry };
+  const completers = new Map<DescMethod, JsonCompleter>();
+
+  const compiled = routes.map((route): CompiledRoute => {
+    const method = route.method;
+    const name = `${method.parent.typeName}.${method.name}`;
+    if (method.methodKind !== "unary") {
+      throw new Error(
+        `google.api.http rule of ${name}: only unary methods can be transcoded, not ${method.methodKind}`,
+      );
+    }
+    const handler = handlers.get(`/${method.parent.typeName}/${method.name}`);
+    if (handler === undefined) {
+      throw new Error(
+        `google.api.http rule of ${name}: no handler for the method; pass the handlers of the Connect router that serves it`,
+      );
+    }
+    let complete = completers.get(method);
+    if (complete === undefined) {
+      complete = createJsonCompleter(method.output, writeOptions.useProtoFieldName);
+      completers.set(method, complete);
+    }
+    const completeJson = complete;
+    const responseKey = route.responseBodyField
+      ? writeOptions.useProtoFieldName
+        ? route.responseBodyField.name
+        : route.responseBodyField.jsonName
+      : undefined;
+    return {
+      route,
+      handler,
+      readMessage: createRequestMessageReader(route, readOptions),
+      writeResponse(bytes) {
+        const json = toJson(method.output, fromBinary(method.output, bytes), writeOptions);
+        completeJson(json);
+        const body =
+          responseKey === undefined ? json : ((json as Record<string, JsonValue>)[responseKey] ?? null);
+        return JSON.stringify(body);
+      },
+      successStatus: options.successStatus?.(method) ?? 200,
+      hasBody: route.body !== undefined,
+    };
+  });
+  const table = createRouteTable(compiled);
+
+  const requestIdOf = (req: NodeServerRequest, res: NodeServerResponse): string => {
+    let id = options.requestId?.(req, res);
+    if (id === undefined) {
+      const fromResponse = res.getHeader(requestIdHeader);
+      const fromRequest = req.headers[requestIdHeader];
+      id =
+        typeof fromResponse === "string"
+          ? fromResponse
+          : typeof fromRequest === "string" && fromRequest !== ""
+            ? fromRequest
+            : randomUUID();
+    }
+    return id;
+  };
+
+  const writeError = (req: NodeServerRequest, res: NodeServerResponse, error: ConnectError): void => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const requestId = requestIdOf(req, res);
+    const status = httpStatusOf(error);
+    error.metadata.forEach((value, key) => {
+      if (!responseHeadersNotForwarded.has(key)) {
+        res.setHeader(key, value);
+      }
+    });
+    res.statusCode = status;
+    res.setHeader("content-type", "application/json");
+    res.setHeader(requestIdHeader, requestId);
+    if (status === 413 && req.httpVersionMajor < 2) {
+      // The rest of the body is not read: the connection cannot carry another request.
+      res.setHeader("connection", "close");
+    }
+    res.end(JSON.stringify(errorEnvelope(error, requestId, detailWriteOptions)));
+  };
+
+  const transcode = async (
+    req: NodeServerRequest,
+    res: NodeServerResponse,
+    entry: CompiledRoute,
+    segments: readonly string[],
+    query: string,
+  ): Promise<void> => {
+    let body: JsonValue | undefined;
+    const contentEncoding = req.headers["content-encoding"];
+    if (contentEncoding !== undefined && contentEncoding.toLowerCase() !== "identity") {
+      // RFC 9110, section 15.5.16: 415 for a content coding the server does not accept.
+      throw transcodeError(Code.InvalidArgument, `unsupported Content-Encoding "${contentEncoding}"`, {
+        httpStatus: 415,
+      });
+    }
+    if (entry.hasBody) {
+      const contentType = req.headers["content-type"];
+      if (contentType !== undefined && !isJsonContentType(contentType)) {
+        throw unsupportedMediaType(contentType);
+      }
+      const bytes = await readRequestBody(req, maxBodyBytes);
+      if (bytes.byteLength > 0) {
+        if (contentType === undefined) {
+          throw unsupportedMediaType(undefined);
+        }
+        body = parseJson(bytes);
+      }
+    } else {
+      const bytes = await readRequestBody(req, maxBodyBytes);
+      if (bytes.byteLength > 0) {
+        throw transcodeError(
+          Code.InvalidArgument,
+          `${entry.route.httpMethod} ${entry.route.pattern} takes no request body; send the fields in the query string`,
+        );
+      }
+    }
+    const method = entry.route.method;
+    const message = entry.readMessage(body, segments, query);
+    const requestBytes = toBinary(method.input, message);
+
+    const controller = new AbortController();
+    const onClose = () => {
+      if (!res.writableFinished) controller.abort();
+    };
+    res.once("close", onClose);
+    const response = await entry.handler({
+      httpVersion: req.httpVersion,
+      url: `http://${req.headers.host ?? req.headers[":authority"] ?? "localhost"}${entry.handler.requestPath}`,
+      method: "POST",
+      header: forwardedRequestHeaders(req, requestBytes.byteLength),
+      body: once(requestBytes),
+      signal: controller.signal,
+      contextValues: options.contextValues?.(req),
+    });
+    const responseBytes = await readAll(response.body);
+    if (response.status !== 200) {
+      throw connectErrorFrom(response, responseBytes);
+    }
+    const json = entry.writeResponse(responseBytes);
+    forwardResponseHeaders(response, res);
+    res.statusCode = entry.successStatus;
+    res.setHeader("content-type", "application/json");
+    res.end(json);
+  };
+
+  return function handleHttpRequest(req, res) {
+    const url = req.url ?? "/";
+    const q = url.indexOf("?");
+    const path = q < 0 ? url : url.slice(0, q);
+    const httpMethod = req.method ?? "GET";
+    const found = table.lookup(httpMethod, path);
+    switch (found.kind) {
+      case "not-found":
+        writeError(
+          req,
+          res,
+          transcodeError(Code.NotFound, `no route for ${httpMethod} ${path}`, { httpStatus: 404 }),
+        );
+        return;
+      case "method-not-allowed":
+        // RFC 9110, section 15.5.6: a 405 response carries Allow with the methods that are.
+        res.setHeader("allow", found.allowed.join(", "));
+        writeError(
+          req,
+          res,
+          transcodeError(Code.Unimplemented, `${httpMethod} is not allowed for ${path}`, { httpStatus: 405 }),
+        );
+        return;
+    }
+    transcode(req, res, found.entry, found.segments, q < 0 ? "" : url.slice(q + 1)).catch(
+      (error: unknown) => {
+        writeError(req, res, asConnectError(error));
+      },
+    );
+  };
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+function parseJson(bytes: Uint8Array): JsonValue {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw transcodeError(Code.InvalidArgument, "request body: not valid UTF-8");
+  }
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch (error) {
+    throw transcodeError(
+      Code.InvalidArgument,
+      `request body: malformed JSON (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+}
+
+function unsupportedMediaType(contentType: string | undefined): ConnectError {
+  return transcodeError(
+    Code.InvalidArgument,
+    contentType === undefined
+      ? "request body without Content-Type; send application/json"
+      : `unsupported Content-Type "${contentType}"; send application/json`,
+    { httpStatus: 415 },
+  );
+}
+
+function forwardedRequestHeaders(req: NodeServerRequest, contentLength: number): Headers {
+  const header = new Headers();
+  const incoming = req.headers;
+  for (const name in incoming) {
+    // HTTP/2 pseudo-headers (":path") are no headers; Connect and gRPC protocol headers
+    // (timeouts, compression) are not the REST client's to set.
+    if (
+      name.charCodeAt(0) === 58 /* ":" */ ||
+      requestHeadersNotForwarded.has(name) ||
+      name.startsWith("connect-") ||
+      name.startsWith("grpc-")
+    ) {
+      continue;
+    }
+    const value = incoming[name];
+    if (typeof value === "string") {
+      header.append(name, value);
+    } else if (Array.isArray(value)) {
+      for (const item of value) header.append(name, item);
+    }
+  }
+  // A unary call of the Connect protocol, in binary: the JSON is parsed here, once, and the
+  // handler decodes the binary message (https://connectrpc.com/docs/protocol#unary-request).
+  header.set("content-type", "application/proto");
+  header.set("connect-protocol-version", "1");
+  header.set("content-length", String(contentLength));
+  return header;
+}
+
+function forwardResponseHeaders(response: UniversalServerResponse, res: NodeServerResponse): void {
+  response.header?.forEach((value, name) => {
+    if (responseHeadersNotForwarded.has(name) || name.startsWith("connect-") || name.startsWith("grpc-")) {
+      return;
+    }
+    // Connect sends the trailers of a unary call as "trailer-" headers; HTTP/JSON has no
+    // trailers, so they become headers too.
+    res.setHeader(name.startsWith("trailer-") ? name.slice(8) : name, value);
+  });
+}
+
+function connectErrorFrom(response: UniversalServerResponse, bytes: Uint8Array): ConnectError {
+  // The handler put the error's metadata into the response headers: they go back as headers.
+  const metadata = new Headers();
+  response.header?.forEach((value, name) => {
+    if (!responseHeadersNotForwarded.has(name) && !name.startsWith("connect-") && !name.startsWith("grpc-")) {
+      metadata.append(name.startsWith("trailer-") ? name.slice(8) : name, value);
+    }
+  });
+  return connectErrorFromJson(bytes, response.status, metadata);
+}
+
+function once(bytes: Uint8Array): AsyncIterable<Uint8Array> {
+  return {
+    [Symbol.asyncIterator]() {
+      let done = false;
+      return {
+        next() {
+          if (done) {
+            return Promise.resolve({ done: true, value: undefined });
+          }
+          done = true;
+          return Promise.resolve({ done: false, value: bytes });
+        },
+      };
+    },
+  };
+}
+
+async function readAll(body: AsyncIterable<Uint8Array> | undefined): Promise<Uint8Array> {
+  if (body === undefined) {
+    return new Uint8Array(0);
+  }
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    length += chunk.byteLength;
+  }
+  if (chunks.length === 1) {
+    return chunks[0] as Uint8Array;
+  }
+  const all = new Uint8Array(length);
+  let offset = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return all;
+}

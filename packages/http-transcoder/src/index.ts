@@ -1,0 +1,20 @@
+// @folio/http-transcoder: REST for Connect-ES services, from their google.api.http rules.
+
+export type { HttpError, HttpErrorDetail, HttpErrorEnvelope } from "./error-envelope.js";
+export { collectHttpRoutes, type HttpPathVariable, type HttpRoute } from "./http-route.js";
+export {
+  createHttpTranscoder,
+  defaultMaxBodyBytes,
+  type HttpTranscoderJsonOptions,
+  type HttpTranscoderOptions,
+  type NodeHandlerFn,
+  type NodeServerRequest,
+  type NodeServerResponse,
+} from "./http-transcoder.js";
+export {
+  type PathTemplate,
+  type PathTemplateSegment,
+  type PathTemplateVariable,
+  parsePathTemplate,
+  pathTemplateToOpenApiPath,
+} from "./path-template.js";

@@ -1,0 +1,213 @@
+/**
+ * The server the tests drive: the test API served like a real server would, Connect (and gRPC,
+ * gRPC-Web) by `connectNodeAdapter` and REST by the transcoder, on one port. The implementation
+ * records what it received, so that tests can check what a REST request turned into.
+ */
+import { once } from "node:events";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import {
+  createServer as createHttp2Server,
+  type Http2ServerRequest,
+  type Http2ServerResponse,
+} from "node:http2";
+import type { AddressInfo } from "node:net";
+import { create, type DescMessage, type JsonValue, type MessageShape, toJson } from "@bufbuild/protobuf";
+import {
+  Code,
+  ConnectError,
+  type ConnectRouter,
+  createContextKey,
+  createContextValues,
+  type HandlerContext,
+  type Interceptor,
+  type ServiceImpl,
+} from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { ErrorInfoSchema } from "../src/gen/google/rpc/error_details_pb.js";
+import { createHttpTranscoder, type HttpTranscoderOptions } from "../src/index.js";
+import { LibraryService } from "./gen/transcodertest/v1/library_pb.js";
+
+/** What the implementation received in a call. */
+export interface Received {
+  readonly method: string;
+  /** The request message in the JSON mapping, fields with default values left out. */
+  readonly request: JsonValue;
+  /** The request headers. */
+  readonly header: Readonly<Record<string, string>>;
+}
+
+/** A running test server. */
+export interface LibraryServer {
+  readonly baseUrl: string;
+  /** Calls received since the server started, most recent last. */
+  readonly received: Received[];
+  close(): Promise<void>;
+}
+
+/** A context value the server sets from a request header, to check that contextValues is used. */
+export const tenantKey = createContextKey<string>("none", { description: "tenant" });
+
+/**
+ * Stands in for an authentication interceptor: refuses a token named "expired" the way a bearer
+ * token verifier does (RFC 6750, section 3: a WWW-Authenticate challenge), and marks responses so
+ * that tests see it ran.
+ */
+const authInterceptor: Interceptor = (next) => async (req) => {
+  if (req.header.get("authorization") === "Bearer expired") {
+    throw new ConnectError("access token expired", Code.Unauthenticated, {
+      "www-authenticate": 'Bearer error="invalid_token"',
+    });
+  }
+  const res = await next(req);
+  res.header.set("x-intercepted", "yes");
+  return res;
+};
+
+function record<Desc extends DescMessage>(
+  received: Received[],
+  method: string,
+  schema: Desc,
+  request: MessageShape<Desc>,
+  context: HandlerContext,
+): void {
+  const header: Record<string, string> = {};
+  context.requestHeader.forEach((value, key) => {
+    header[key] = value;
+  });
+  received.push({ method, request: toJson(schema, request), header });
+  context.responseHeader.set("x-tenant", context.values.get(tenantKey));
+}
+
+function libraryImpl(received: Received[]): ServiceImpl<typeof LibraryService> {
+  const m = LibraryService.method;
+  return {
+    getShelf(req, context) {
+      record(received, "GetShelf", m.getShelf.input, req, context);
+      switch (req.name) {
+        case "shelves/missing":
+          throw new ConnectError("shelf not found", Code.NotFound, undefined, [
+            { desc: ErrorInfoSchema, value: { reason: "SHELF_NOT_FOUND", domain: "library.example" } },
+          ]);
+        case "shelves/crash":
+          throw new Error("connection to db://admin:hunter2@10.0.0.1 refused");
+        case "shelves/forbidden":
+          throw new ConnectError("not your shelf", Code.PermissionDenied, { "x-reason": "policy" });
+      }
+      return { name: req.name, id: req.name.split("/").pop() ?? "", theme: "echo" };
+    },
+    getDefaultShelf(req, context) {
+      record(received, "GetDefaultShelf", m.getDefaultShelf.input, req, context);
+      return { name: "shelves/default", id: "default" };
+    },
+    createShelf(req, context) {
+      record(received, "CreateShelf", m.createShelf.input, req, context);
+      return { shelf: req.shelf, etag: "not sent over REST" };
+    },
+    updateShelf(req, context) {
+      record(received, "UpdateShelf", m.updateShelf.input, req, context);
+      return req.shelf ?? {};
+    },
+    listBooks(req, context) {
+      record(received, "ListBooks", m.listBooks.input, req, context);
+      return { books: [{ name: `${req.parent}/books/1`, title: "One", details: { publisher: "P" } }] };
+    },
+    getBook(req, context) {
+      record(received, "GetBook", m.getBook.input, req, context);
+      return { name: req.name };
+    },
+    createBook(req, context) {
+      record(received, "CreateBook", m.createBook.input, req, context);
+      const name = `${req.parent}/books/${req.bookId}`;
+      return req.book ? { ...req.book, name } : { name };
+    },
+    updateBook(req, context) {
+      record(received, "UpdateBook", m.updateBook.input, req, context);
+      return req.book ?? {};
+    },
+    replaceBook(req, context) {
+      record(received, "ReplaceBook", m.replaceBook.input, req, context);
+      return { name: req.name, title: req.title, tags: req.tags, details: req.details };
+    },
+    deleteBook(req, context) {
+      record(received, "DeleteBook", m.deleteBook.input, req, context);
+      return {};
+    },
+    publishBook(req, context) {
+      record(received, "PublishBook", m.publishBook.input, req, context);
+      return { name: req.name };
+    },
+    setBookTags(req, context) {
+      record(received, "SetBookTags", m.setBookTags.input, req, context);
+      return { name: req.name, tags: req.tags };
+    },
+    searchBooks(req, context) {
+      record(received, "SearchBooks", m.searchBooks.input, req, context);
+      return { books: [{ name: `${req.parent}/books/found`, title: req.query }] };
+    },
+    getFile(req, context) {
+      record(received, "GetFile", m.getFile.input, req, context);
+      return { path: req.path };
+    },
+    getAuthor(req, context) {
+      record(received, "GetAuthor", m.getAuthor.input, req, context);
+      return { author: req.author };
+    },
+    ping() {
+      return create(m.ping.output);
+    },
+  };
+}
+
+/**
+ * Starts the test server on 127.0.0.1, on a port of the system's choosing. REST requests are
+ * those under /v1/; everything else goes to Connect.
+ */
+export async function startLibraryServer(
+  transcoderOptions: Partial<HttpTranscoderOptions> = {},
+  { http2 = false }: { http2?: boolean } = {},
+): Promise<LibraryServer> {
+  const received: Received[] = [];
+  let router: ConnectRouter | undefined;
+  const contextValues = (req: { headers: Record<string, string | string[] | undefined> }) =>
+    createContextValues().set(tenantKey, String(req.headers["x-tenant"] ?? "none"));
+  const connect = connectNodeAdapter({
+    routes(r) {
+      r.service(LibraryService, libraryImpl(received));
+      router = r;
+    },
+    interceptors: [authInterceptor],
+    contextValues,
+  });
+  if (router === undefined) {
+    throw new Error("connectNodeAdapter did not call routes()");
+  }
+  const rest = createHttpTranscoder({
+    handlers: router.handlers,
+    contextValues,
+    successStatus: (method) => (method.name.startsWith("Create") ? 201 : 200),
+    ...transcoderOptions,
+  });
+  const handler = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => {
+    if (req.url?.startsWith("/v1/") || req.url === "/v1") {
+      rest(req, res);
+    } else {
+      connect(req, res);
+    }
+  };
+  // HTTP/2 without TLS (h2c, prior knowledge), as gRPC clients speak it.
+  const server = http2 ? createHttp2Server(handler) : createServer(handler);
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    received,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        if ("closeAllConnections" in server) {
+          server.closeAllConnections();
+        }
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}

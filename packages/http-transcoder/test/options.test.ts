@@ -1,0 +1,156 @@
+import { once } from "node:events";
+import { createServer } from "node:http";
+import { connect } from "node:http2";
+import type { AddressInfo } from "node:net";
+import { createConnectRouter } from "@connectrpc/connect";
+import { describe, expect, it } from "vitest";
+import { createHttpTranscoder } from "../src/index.js";
+import { LibraryService } from "./gen/transcodertest/v1/library_pb.js";
+import { startLibraryServer } from "./library-server.js";
+
+describe("createHttpTranscoder options", () => {
+  it("sends the id of the requestId option in the envelope and the X-Request-Id header", async () => {
+    const server = await startLibraryServer({ requestId: () => "custom-id" });
+    try {
+      const response = await fetch(`${server.baseUrl}/v1/shelves/missing`, {
+        headers: { "x-request-id": "ignored" },
+      });
+      expect(response.status).toBe(404);
+      expect(response.headers.get("x-request-id")).toBe("custom-id");
+      expect(await response.json()).toMatchObject({ error: { code: "not_found", requestId: "custom-id" } });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("uses the X-Request-Id the server set on the response before", async () => {
+    const router = createConnectRouter().service(LibraryService, {});
+    const rest = createHttpTranscoder({ handlers: router.handlers });
+    const server = createServer((req, res) => {
+      res.setHeader("x-request-id", "server-assigned");
+      rest(req, res);
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    try {
+      const { port } = server.address() as AddressInfo;
+      const response = await fetch(`http://127.0.0.1:${port}/v1/nowhere`, {
+        headers: { "x-request-id": "client" },
+      });
+      expect(response.headers.get("x-request-id")).toBe("server-assigned");
+      expect(await response.json()).toMatchObject({
+        error: { code: "not_found", requestId: "server-assigned" },
+      });
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  it("makes up a request id when there is none", async () => {
+    const server = await startLibraryServer();
+    try {
+      const response = await fetch(`${server.baseUrl}/v1/nowhere`);
+      const id = response.headers.get("x-request-id");
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(await response.json()).toMatchObject({ error: { requestId: id } });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("writes proto field names and enum numbers when jsonOptions say so", async () => {
+    const server = await startLibraryServer({
+      jsonOptions: { useProtoFieldName: true, enumAsInteger: true },
+    });
+    try {
+      const response = await fetch(`${server.baseUrl}/v1/shelves/s1/books`);
+      expect(await response.json()).toEqual({
+        books: [
+          {
+            name: "shelves/s1/books/1",
+            title: "One",
+            tags: [],
+            pages: null,
+            genre: 0,
+            publish_time: null,
+            details: { publisher: "P", edition: null, former_titles: [], origin: null },
+            labels: {},
+            isbn: "0",
+            ebook_url: null,
+            print_run: null,
+          },
+        ],
+        next_page_token: "",
+      });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("refuses bodies over 1 MiB by default", async () => {
+    const server = await startLibraryServer();
+    try {
+      const response = await fetch(`${server.baseUrl}/v1/shelves/s1/books/b1`, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ title: "x".repeat(1024 * 1024) }),
+      });
+      expect(response.status).toBe(413);
+      expect(await response.json()).toMatchObject({
+        error: { code: "resource_exhausted", message: "request body larger than 1048576 bytes" },
+      });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("serves HTTP/2", async () => {
+    const server = await startLibraryServer({}, { http2: true });
+    const session = connect(server.baseUrl);
+    const call = (headers: Record<string, string>, body?: string) =>
+      new Promise<{ status: number; headers: Record<string, unknown>; json: unknown }>((resolve, reject) => {
+        const stream = session.request(headers);
+        let text = "";
+        let responseHeaders: Record<string, unknown> = {};
+        stream.setEncoding("utf8");
+        stream.on("response", (h) => {
+          responseHeaders = h;
+        });
+        stream.on("data", (chunk: string) => {
+          text += chunk;
+        });
+        stream.on("end", () =>
+          resolve({
+            status: Number(responseHeaders[":status"]),
+            headers: responseHeaders,
+            json: JSON.parse(text),
+          }),
+        );
+        stream.on("error", reject);
+        stream.end(body);
+      });
+    try {
+      const get = await call({ ":method": "GET", ":path": "/v1/shelves/s1" });
+      expect(get).toMatchObject({ status: 200, json: { name: "shelves/s1", id: "s1", theme: "echo" } });
+      const post = await call(
+        { ":method": "POST", ":path": "/v1/shelves/s1/books?bookId=b2", "content-type": "application/json" },
+        JSON.stringify({ title: "T" }),
+      );
+      expect(post).toMatchObject({ status: 201, json: { name: "shelves/s1/books/b2", title: "T" } });
+      const denied = await call({
+        ":method": "GET",
+        ":path": "/v1/shelves/s1",
+        authorization: "Bearer expired",
+      });
+      expect(denied).toMatchObject({
+        status: 401,
+        headers: { "www-authenticate": 'Bearer error="invalid_token"' },
+        json: { error: { code: "unauthenticated" } },
+      });
+    } finally {
+      session.close();
+      await server.close();
+    }
+  });
+});

@@ -1,0 +1,520 @@
+import type { DescField, DescMessage, DescMethod, DescService, FileRegistry } from "@bufbuild/protobuf";
+import { collectHttpRoutes, type HttpRoute, type HttpTranscoderJsonOptions } from "@folio/http-transcoder";
+import { createCommentLookup } from "./comments.js";
+import {
+  type DocumentedError,
+  ERROR_ENVELOPE_SCHEMA,
+  errorEnvelopeSchema,
+  httpStatusOfCode,
+  isConnectErrorCode,
+  reasonPhrase,
+} from "./errors.js";
+import { getFieldBehaviors } from "./field-behavior.js";
+import type {
+  InfoObject,
+  OpenApiDocument,
+  OperationObject,
+  ParameterObject,
+  PathItemMethod,
+  RequestBodyObject,
+  ResponseObject,
+  SchemaObject,
+  SecuritySchemeObject,
+  ServerObject,
+  TagObject,
+} from "./openapi-types.js";
+import { createSchemaBuilder, type SchemaBuilder } from "./schemas.js";
+
+/** Options of {@link createOpenApiDocument}. Everything specific to one API comes in here. */
+export interface OpenApiDocumentOptions {
+  /** The services whose `google.api.http` routes are documented, in this order. */
+  readonly services: readonly DescService[];
+  /** The document's `info`: title, version and a description (CommonMark). */
+  readonly info: InfoObject;
+  /** The document's `servers`. Default: none, i.e. the origin the document is served from. */
+  readonly servers?: readonly ServerObject[];
+  /**
+   * Descriptors with source info, whose comments become the descriptions of operations, tags,
+   * schemas and properties: e.g. `createFileRegistry(fromBinary(FileDescriptorSetSchema, image))`
+   * of a `buf build` image. Without it, descriptions come only from these options.
+   */
+  readonly comments?: FileRegistry;
+  /** Bearer-token authentication: the scope each method requires. */
+  readonly security?: BearerSecurityOptions;
+  /** HTTP status of a successful response (default 200), e.g. 201 for a create. */
+  readonly successStatus?: (method: DescMethod) => number | undefined;
+  /** The error responses a method documents, beyond the ones every route can produce. */
+  readonly errorResponses?: (method: DescMethod) => readonly DocumentedError[];
+  /**
+   * The error responses every route can produce, whatever its method says (see
+   * {@link commonErrorResponses}, the default). Return `[]` to document only `errorResponses`.
+   */
+  readonly commonErrorResponses?: (route: CommonErrorContext) => readonly DocumentedError[];
+  /**
+   * A `format` for a string field, e.g. `uuid`, or undefined for none. See
+   * {@link uuidForIdFields} for a rule by field name.
+   */
+  readonly stringFormat?: (field: DescField) => string | undefined;
+  /**
+   * Whether responses carry every field, absent ones (fields with explicit presence) as `null`,
+   * so that response schemas list every property as required. Default: true.
+   */
+  readonly responseFieldsAlwaysPresent?: boolean;
+  /**
+   * The JSON options the transcoder was given (`createHttpTranscoder({ jsonOptions })`): proto
+   * field names instead of JSON names, enum numbers instead of names in responses.
+   */
+  readonly jsonOptions?: Pick<HttpTranscoderJsonOptions, "useProtoFieldName" | "enumAsInteger">;
+}
+
+/** Bearer-token (RFC 6750) authentication of the operations. */
+export interface BearerSecurityOptions {
+  /** The scope a method requires, or undefined for a method that needs no token. */
+  readonly requiredScope: (method: DescMethod) => string | undefined;
+  /** Name of the security scheme among the components. Default: `bearerAuth`. */
+  readonly schemeName?: string;
+  /** Description of the scheme: where tokens come from, what they carry. */
+  readonly description?: string;
+  /** Format of the tokens. Default: `JWT`. */
+  readonly bearerFormat?: string;
+}
+
+/** What {@link OpenApiDocumentOptions.commonErrorResponses} knows of a route. */
+export interface CommonErrorContext {
+  readonly route: HttpRoute;
+  /** Whether the route reads a request body. */
+  readonly hasBody: boolean;
+  /** The scope the route's method requires, if any. */
+  readonly requiredScope: string | undefined;
+}
+
+/**
+ * The errors any REST route can answer with, before or around its method: a body or query that
+ * cannot be parsed, a missing or insufficient token, a body too large or of another media type,
+ * and an unexpected failure.
+ */
+export function commonErrorResponses(context: CommonErrorContext): DocumentedError[] {
+  const errors: DocumentedError[] = [];
+  errors.push({
+    code: "invalid_argument",
+    condition: context.hasBody
+      ? "The body is not valid JSON, has a field the request message does not have, or a value of the wrong type; or a path or query parameter cannot be parsed."
+      : "A path or query parameter is unknown or cannot be parsed, or the request has a body.",
+  });
+  if (context.requiredScope !== undefined) {
+    errors.push({
+      code: "unauthenticated",
+      condition: "No bearer token, or the token is invalid or expired.",
+    });
+    errors.push({
+      code: "permission_denied",
+      condition: `The token lacks the scope \`${context.requiredScope}\`.`,
+    });
+  }
+  if (context.hasBody) {
+    errors.push({
+      code: "resource_exhausted",
+      condition: "The body is larger than the server accepts.",
+      httpStatus: 413,
+    });
+    errors.push({
+      code: "invalid_argument",
+      condition: "The body's `Content-Type` is not `application/json`.",
+      httpStatus: 415,
+    });
+  }
+  errors.push({ code: "internal", condition: "An unexpected server error; quote the `requestId`." });
+  return errors;
+}
+
+/**
+ * The format rule many APIs follow for identifiers: a string field named `id` or ending in `_id`
+ * (`org_id`, `parent_id`) holds a UUID. For {@link OpenApiDocumentOptions.stringFormat}.
+ */
+export function uuidForIdFields(field: DescField): string | undefined {
+  return field.name === "id" || field.name.endsWith("_id") ? "uuid" : undefined;
+}
+
+/**
+ * Builds an OpenAPI 3.1 document of the REST routes of `services`, from the same descriptors and
+ * the same route table (`collectHttpRoutes`) the HTTP transcoder serves, so that the document
+ * describes exactly what is served: paths and methods (additional bindings included), path and
+ * query parameters, request and response bodies in the ProtoJSON mapping, security and errors.
+ */
+export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiDocument {
+  const comments = createCommentLookup(options.comments);
+  const schemas = createSchemaBuilder({
+    comments,
+    stringFormat: options.stringFormat,
+    responseFieldsAlwaysPresent: options.responseFieldsAlwaysPresent ?? true,
+    useProtoFieldName: options.jsonOptions?.useProtoFieldName ?? false,
+    enumAsInteger: options.jsonOptions?.enumAsInteger ?? false,
+  });
+  const schemeName = options.security?.schemeName ?? "bearerAuth";
+
+  const paths: OpenApiDocument["paths"] = {};
+  for (const route of collectHttpRoutes(options.services)) {
+    const httpMethod = route.httpMethod.toLowerCase();
+    if (!isPathItemMethod(httpMethod)) {
+      throw new Error(
+        `${route.method.parent.typeName}.${route.method.name}: HTTP method ${route.httpMethod} cannot be described in OpenAPI`,
+      );
+    }
+    const pathItem = paths[route.openApiPath] ?? {};
+    paths[route.openApiPath] = pathItem;
+    if (pathItem[httpMethod] !== undefined) {
+      throw new Error(`two routes for ${route.httpMethod} ${route.openApiPath}`);
+    }
+    pathItem[httpMethod] = operationFor(route, { options, schemas, comments, schemeName });
+  }
+
+  const tags: TagObject[] = options.services.map((service) => {
+    const description = comments(service);
+    return description === undefined ? { name: service.name } : { name: service.name, description };
+  });
+
+  const componentSchemas = schemas.components();
+  if (componentSchemas[ERROR_ENVELOPE_SCHEMA] !== undefined) {
+    throw new Error(`a message is named ${ERROR_ENVELOPE_SCHEMA}, like the schema of error responses`);
+  }
+  componentSchemas[ERROR_ENVELOPE_SCHEMA] = errorEnvelopeSchema();
+
+  const document: OpenApiDocument = {
+    openapi: "3.1.1",
+    info: { ...options.info },
+    ...(options.servers !== undefined ? { servers: options.servers.map((server) => ({ ...server })) } : {}),
+    tags,
+    paths,
+    components: { schemas: componentSchemas },
+  };
+  if (options.security !== undefined) {
+    const scheme: SecuritySchemeObject = {
+      type: "http",
+      scheme: "bearer",
+      bearerFormat: options.security.bearerFormat ?? "JWT",
+    };
+    if (options.security.description !== undefined) scheme.description = options.security.description;
+    document.components.securitySchemes = { [schemeName]: scheme };
+  }
+  return document;
+}
+
+interface OperationContext {
+  readonly options: OpenApiDocumentOptions;
+  readonly schemas: SchemaBuilder;
+  readonly comments: ReturnType<typeof createCommentLookup>;
+  readonly schemeName: string;
+}
+
+function operationFor(route: HttpRoute, context: OperationContext): OperationObject {
+  const { options, schemas, comments } = context;
+  const method = route.method;
+  const service = method.parent;
+  const requiredScope = options.security?.requiredScope(method);
+
+  const description: string[] = [];
+  const comment = comments(method);
+  if (comment !== undefined) description.push(comment);
+  if (requiredScope !== undefined)
+    description.push(`Requires a bearer token with the scope \`${requiredScope}\`.`);
+  description.push(`RPC: \`${service.typeName}/${method.name}\`.`);
+
+  const parameters = [
+    ...pathParameters(route, schemas, comments),
+    ...queryParameters(route, schemas, comments, options.jsonOptions?.useProtoFieldName ?? false),
+  ];
+  const requestBody = requestBodyFor(route, schemas, comments);
+  const status = options.successStatus?.(method) ?? 200;
+  const operation: OperationObject = {
+    operationId: `${service.name}_${method.name}${route.binding > 0 ? `_${route.binding}` : ""}`,
+    summary: humanize(method.name),
+    description: description.join("\n\n"),
+    tags: [service.name],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(requestBody !== undefined ? { requestBody } : {}),
+    responses: {
+      [String(status)]: successResponse(route, status, schemas, comments),
+      ...errorResponses(route, requestBody !== undefined, requiredScope, options),
+    },
+  };
+
+  if (options.security !== undefined) {
+    operation.security = requiredScope === undefined ? [] : [{ [context.schemeName]: [requiredScope] }];
+  }
+  if (method.deprecated) operation.deprecated = true;
+  return operation;
+}
+
+/** `CreateFolder` -> `Create folder`: the operation's name as people read it. */
+function humanize(name: string): string {
+  const words = name.split(/(?<=[a-z0-9])(?=[A-Z])/);
+  return words.map((word, i) => (i === 0 ? word : word.toLowerCase())).join(" ");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parameters
+
+function pathParameters(
+  route: HttpRoute,
+  schemas: SchemaBuilder,
+  comments: ReturnType<typeof createCommentLookup>,
+): ParameterObject[] {
+  return route.pathVariables.map((variable) => {
+    const leaf = variable.fields[variable.fields.length - 1] as DescField;
+    const schema = schemas.fieldSchema(leaf, "request");
+    const description: string[] = [];
+    const comment = comments(leaf);
+    if (comment !== undefined) description.push(comment);
+    const captured = route.template.segments.slice(variable.start, variable.end);
+    if (variable.pattern !== "*") {
+      schema.pattern = `^${captured.map(segmentPattern).join("/")}$`;
+      description.push(
+        variable.multiSegment
+          ? `Format: \`${variable.pattern}\` (\`*\` is one path segment), its \`/\` sent as they are, not percent-encoded.`
+          : `Format: \`${variable.pattern}\`.`,
+      );
+    }
+    const parameter: ParameterObject = {
+      name: variable.fieldPath.join("."),
+      in: "path",
+      required: true,
+      schema,
+    };
+    if (description.length > 0) parameter.description = description.join("\n\n");
+    return parameter;
+  });
+}
+
+/** A regular expression for one segment of a path template. */
+function segmentPattern(segment: HttpRoute["template"]["segments"][number]): string {
+  switch (segment.kind) {
+    case "literal":
+      return segment.value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    case "wildcard":
+      return "[^/]+";
+    case "deep-wildcard":
+      return ".*";
+  }
+}
+
+/**
+ * Every field the path and the body leave unbound is a query parameter (google/api/http.proto),
+ * as the transcoder reads them: scalars, enums, well-known types with a string form
+ * (`Timestamp`, `Duration`, `FieldMask`, wrappers) and repeated ones of those, and the fields of
+ * nested messages by their dotted path. Maps and other messages (`Struct`, `Any`, repeated
+ * messages) have no query form. The transcoder takes proto and JSON names alike; the document
+ * names parameters as the JSON bodies do.
+ */
+function queryParameters(
+  route: HttpRoute,
+  schemas: SchemaBuilder,
+  comments: ReturnType<typeof createCommentLookup>,
+  useProtoFieldName: boolean,
+): ParameterObject[] {
+  if (route.body === "*") return [];
+  const bound: (readonly DescField[])[] = route.pathVariables.map((variable) => variable.fields);
+  if (route.bodyField !== undefined) bound.push([route.bodyField]);
+  // Bound as a whole: a bound field path is a prefix of the field's own (or equal to it).
+  const isCovered = (path: readonly DescField[]) =>
+    bound.some((fields) => fields.length <= path.length && fields.every((field, i) => path[i] === field));
+  // Bound in part or whole: one of the two paths is a prefix of the other.
+  const overlaps = (path: readonly DescField[]) =>
+    bound.some((fields) => fields.every((field, i) => i >= path.length || path[i] === field));
+
+  const parameters: ParameterObject[] = [];
+  const visit = (message: DescMessage, prefix: readonly DescField[], required: boolean) => {
+    for (const field of message.fields) {
+      const path = [...prefix, field];
+      const behaviors = getFieldBehaviors(field);
+      if (behaviors.has("OUTPUT_ONLY")) continue;
+      const isRequired = required && behaviors.has("REQUIRED");
+      if (field.fieldKind === "message" && !isStringLike(field.message)) {
+        // Into a nested message, unless it is bound as a whole, opaque, or already on the path.
+        const nested = field.message;
+        if (isCovered(path) || OPAQUE_MESSAGES.has(nested.typeName)) continue;
+        if (nested === route.method.input || prefix.some((f) => f.message === nested)) continue;
+        visit(nested, path, isRequired);
+        continue;
+      }
+      if (overlaps(path) || field.fieldKind === "map") continue;
+      if (field.fieldKind === "list" && field.listKind === "message" && !isStringLike(field.message))
+        continue;
+
+      const parameter: ParameterObject = {
+        name: path.map((f) => (useProtoFieldName ? f.name : f.jsonName)).join("."),
+        in: "query",
+        schema: schemas.fieldSchema(field, "request"),
+      };
+      if (field.fieldKind === "list") {
+        parameter.style = "form";
+        parameter.explode = true;
+      }
+      if (isRequired) parameter.required = true;
+      if (field.deprecated) parameter.deprecated = true;
+      const description = comments(field);
+      if (description !== undefined) parameter.description = description;
+      parameters.push(parameter);
+    }
+  };
+  visit(route.method.input, [], true);
+  return parameters;
+}
+
+/** Well-known types written as one string or scalar in a URL, as the transcoder parses them. */
+const STRING_LIKE_MESSAGES: ReadonlySet<string> = new Set([
+  "google.protobuf.Timestamp",
+  "google.protobuf.Duration",
+  "google.protobuf.FieldMask",
+  "google.protobuf.DoubleValue",
+  "google.protobuf.FloatValue",
+  "google.protobuf.Int64Value",
+  "google.protobuf.UInt64Value",
+  "google.protobuf.Int32Value",
+  "google.protobuf.UInt32Value",
+  "google.protobuf.BoolValue",
+  "google.protobuf.StringValue",
+  "google.protobuf.BytesValue",
+]);
+
+/** Well-known types with a JSON form of their own that has no fields to set one by one. */
+const OPAQUE_MESSAGES: ReadonlySet<string> = new Set([
+  "google.protobuf.Struct",
+  "google.protobuf.Value",
+  "google.protobuf.ListValue",
+  "google.protobuf.Any",
+]);
+
+function isStringLike(message: DescMessage): boolean {
+  return STRING_LIKE_MESSAGES.has(message.typeName);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bodies
+
+function requestBodyFor(
+  route: HttpRoute,
+  schemas: SchemaBuilder,
+  comments: ReturnType<typeof createCommentLookup>,
+): RequestBodyObject | undefined {
+  const input = route.method.input;
+  let schema: SchemaObject;
+  let description: string | undefined;
+  // The transcoder reads an empty body as an empty message: a body is only needed when it holds
+  // a field the method requires.
+  let required: boolean;
+  if (route.body === undefined) {
+    return undefined;
+  } else if (route.body === "*") {
+    const boundTopLevel = new Set(
+      route.pathVariables.filter((v) => v.fieldPath.length === 1).map((v) => v.fieldPath[0] as string),
+    );
+    schema =
+      boundTopLevel.size === 0
+        ? schemas.messageRef(input, "request")
+        : schemas.messageSchemaWithout(input, "request", boundTopLevel);
+    required = input.fields.some((f) => !boundTopLevel.has(f.name) && isRequiredInRequest(f));
+  } else {
+    const field = route.bodyField as DescField;
+    schema = schemas.fieldSchema(field, "request");
+    description = comments(field);
+    required = isRequiredInRequest(field);
+  }
+  const body: RequestBodyObject = { required, content: { "application/json": { schema } } };
+  if (description !== undefined) body.description = description;
+  return body;
+}
+
+function isRequiredInRequest(field: DescField): boolean {
+  const behaviors = getFieldBehaviors(field);
+  return behaviors.has("REQUIRED") && !behaviors.has("OUTPUT_ONLY");
+}
+
+function successResponse(
+  route: HttpRoute,
+  status: number,
+  schemas: SchemaBuilder,
+  comments: ReturnType<typeof createCommentLookup>,
+): ResponseObject {
+  let schema: SchemaObject;
+  let description = status === 201 ? "Created." : "OK.";
+  if (route.responseBodyField !== undefined) {
+    schema = schemas.fieldSchema(route.responseBodyField, "response");
+    const comment = comments(route.responseBodyField);
+    if (comment !== undefined) description = `${description} ${comment}`;
+  } else {
+    schema = schemas.messageRef(route.method.output, "response");
+  }
+  return { description, content: { "application/json": { schema } } };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+function errorResponses(
+  route: HttpRoute,
+  hasBody: boolean,
+  requiredScope: string | undefined,
+  options: OpenApiDocumentOptions,
+): Record<string, ResponseObject> {
+  const declared = options.errorResponses?.(route.method) ?? [];
+  const common = (options.commonErrorResponses ?? commonErrorResponses)({ route, hasBody, requiredScope });
+
+  const byStatus = new Map<number, DocumentedError[]>();
+  for (const error of [...declared, ...common]) {
+    if (!isConnectErrorCode(error.code)) {
+      throw new Error(
+        `${route.method.parent.typeName}.${route.method.name}: error code "${error.code}" is not a Connect error code`,
+      );
+    }
+    const status = error.httpStatus ?? httpStatusOfCode(error.code);
+    const errors = byStatus.get(status) ?? [];
+    // A method's own condition for a code says more than the common one: keep only the first.
+    if (!errors.some((e) => e.code === error.code && e.httpStatus === error.httpStatus)) errors.push(error);
+    byStatus.set(status, errors);
+  }
+
+  const responses: Record<string, ResponseObject> = {};
+  for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
+    const errors = byStatus.get(status) ?? [];
+    const lines = errors.map((error) => `- \`${error.code}\`: ${error.condition}`);
+    const examples: Record<string, { summary: string; value: unknown }> = {};
+    for (const error of errors) {
+      examples[error.code] ??= {
+        summary: error.code,
+        value: {
+          error: {
+            code: error.code,
+            message: error.condition,
+            requestId: "3f1c0c6e-8a4f-4b1e-9d8e-2b7c6f0e5a91",
+            details: [],
+          },
+        },
+      };
+    }
+    responses[String(status)] = {
+      description: `${reasonPhrase(status)}.\n\n${lines.join("\n")}`.replace(/^\.\n\n/, ""),
+      content: {
+        "application/json": {
+          schema: { $ref: `#/components/schemas/${ERROR_ENVELOPE_SCHEMA}` },
+          examples,
+        },
+      },
+    };
+  }
+  return responses;
+}
+
+const PATH_ITEM_METHODS: ReadonlySet<string> = new Set([
+  "get",
+  "put",
+  "post",
+  "delete",
+  "options",
+  "head",
+  "patch",
+  "trace",
+]);
+
+function isPathItemMethod(method: string): method is PathItemMethod {
+  return PATH_ITEM_METHODS.has(method);
+}

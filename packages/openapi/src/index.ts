@@ -1,0 +1,30 @@
+/**
+ * OpenAPI 3.1 documents of the REST routes (`google.api.http`) of protobuf-es services, built from
+ * the descriptors and the route table the HTTP transcoder serves, and a handler that serves the
+ * document with a human-readable reference of it. Nothing here is specific to one API: scopes,
+ * success statuses, documented errors and formats come in through options.
+ */
+export {
+  type ApiDocsHandler,
+  type ApiDocsHandlerOptions,
+  createApiDocsHandler,
+  type DocsRequest,
+  type DocsResponse,
+} from "./docs-handler.js";
+export {
+  type BearerSecurityOptions,
+  type CommonErrorContext,
+  commonErrorResponses,
+  createOpenApiDocument,
+  type OpenApiDocumentOptions,
+  uuidForIdFields,
+} from "./document.js";
+export {
+  CONNECT_ERROR_CODES,
+  type ConnectErrorCode,
+  type DocumentedError,
+  ERROR_ENVELOPE_SCHEMA,
+  httpStatusOfCode,
+} from "./errors.js";
+export { type FieldBehavior, getFieldBehaviors } from "./field-behavior.js";
+export type * from "./openapi-types.js";

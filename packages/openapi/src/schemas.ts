@@ -1,0 +1,383 @@
+import { type DescEnum, type DescField, type DescMessage, ScalarType } from "@bufbuild/protobuf";
+import { FeatureSet_FieldPresence } from "@bufbuild/protobuf/wkt";
+import type { CommentLookup } from "./comments.js";
+import { getFieldBehaviors } from "./field-behavior.js";
+import type { SchemaObject } from "./openapi-types.js";
+
+/**
+ * Which way a message travels. A request schema lists what a client may send (`required` from
+ * `REQUIRED`); a response schema what the server sends (every field present when the transcoder
+ * emits unpopulated fields, `null` for absent ones).
+ */
+export type Direction = "request" | "response";
+
+/** @private */
+export interface SchemaBuilderOptions {
+  readonly comments: CommentLookup;
+  /** A `format` for a string field (e.g. `uuid`), or undefined for none. */
+  readonly stringFormat: ((field: DescField) => string | undefined) | undefined;
+  /**
+   * Responses carry every field, absent ones (fields with explicit presence: proto3 `optional`,
+   * message fields, oneof members) as `null`. Otherwise they are left out, as ProtoJSON does.
+   */
+  readonly responseFieldsAlwaysPresent: boolean;
+  /** Property names are proto field names (`page_size`) rather than JSON names (`pageSize`). */
+  readonly useProtoFieldName: boolean;
+  /** Responses write enum values as numbers; requests take names or numbers either way. */
+  readonly enumAsInteger: boolean;
+}
+
+/**
+ * Builds JSON Schemas for protobuf messages following the ProtoJSON mapping
+ * (https://protobuf.dev/programming-guides/json/), and collects the component schemas they
+ * reference.
+ *
+ * @private
+ */
+export interface SchemaBuilder {
+  /** A `$ref` to the component schema of `message` for one direction. */
+  messageRef(message: DescMessage, direction: Direction): SchemaObject;
+  /**
+   * The schema of `message` without some of its fields (by proto name), inlined: a body whose
+   * other fields come from the path.
+   */
+  messageSchemaWithout(message: DescMessage, direction: Direction, omit: ReadonlySet<string>): SchemaObject;
+  /** The schema of a field's value (a query or path parameter, a body or response field). */
+  fieldSchema(field: DescField, direction: Direction): SchemaObject;
+  /** Names every component and returns them, sorted by name. Call once, after all refs. */
+  components(): Record<string, SchemaObject>;
+}
+
+/**
+ * What a component schema describes: a message one way, or an enum by value names or numbers.
+ */
+type Variant = Direction | "enum" | "enum-number";
+
+interface Component {
+  readonly desc: DescMessage | DescEnum;
+  readonly variant: Variant;
+  schema: SchemaObject;
+  readonly refs: SchemaObject[];
+}
+
+/** @private */
+export function createSchemaBuilder(options: SchemaBuilderOptions): SchemaBuilder {
+  const components = new Map<string, Component>();
+  const propertyName = (field: DescField) => (options.useProtoFieldName ? field.name : field.jsonName);
+
+  const refTo = (desc: DescMessage | DescEnum, variant: Variant): SchemaObject => {
+    const key = `${variant}:${desc.typeName}`;
+    let component = components.get(key);
+    if (component === undefined) {
+      component = { desc, variant, schema: {}, refs: [] };
+      // Registered before it is built, so that recursive messages end in a $ref.
+      components.set(key, component);
+      component.schema =
+        desc.kind === "enum"
+          ? enumSchema(desc, variant === "enum-number", options.comments)
+          : messageSchema(desc, variant === "request" ? "request" : "response");
+    }
+    // The name is known once every component is: filled in by components().
+    const ref: SchemaObject = { $ref: "" };
+    component.refs.push(ref);
+    return ref;
+  };
+
+  const messageSchema = (
+    message: DescMessage,
+    direction: Direction,
+    omit: ReadonlySet<string> = new Set(),
+  ): SchemaObject => {
+    const properties: Record<string, SchemaObject> = {};
+    const required: string[] = [];
+    for (const field of message.fields) {
+      if (omit.has(field.name)) continue;
+      const behaviors = getFieldBehaviors(field);
+      const schema = fieldSchema(field, direction);
+      const description = fieldDescription(field, options.comments, propertyName);
+      if (description !== undefined) schema.description = description;
+      if (behaviors.has("OUTPUT_ONLY")) schema.readOnly = true;
+      if (behaviors.has("INPUT_ONLY")) schema.writeOnly = true;
+      if (field.deprecated) schema.deprecated = true;
+      properties[propertyName(field)] = schema;
+
+      const isRequired =
+        direction === "request"
+          ? behaviors.has("REQUIRED") && !behaviors.has("OUTPUT_ONLY")
+          : options.responseFieldsAlwaysPresent;
+      if (isRequired) required.push(propertyName(field));
+    }
+    const schema: SchemaObject = { type: "object", properties };
+    if (required.length > 0) schema.required = required;
+    const description = options.comments(message);
+    if (description !== undefined) schema.description = description;
+    if (message.deprecated) schema.deprecated = true;
+    return schema;
+  };
+
+  const fieldSchema = (field: DescField, direction: Direction): SchemaObject => {
+    switch (field.fieldKind) {
+      case "list":
+        return { type: "array", items: valueSchema(field, field.listKind, direction) };
+      case "map":
+        return {
+          type: "object",
+          ...mapKeySchema(field.mapKey),
+          additionalProperties: valueSchema(field, field.mapKind, direction),
+        };
+      default: {
+        const schema = valueSchema(field, field.fieldKind, direction);
+        // An absent field with explicit presence is sent as null when every field is sent.
+        const absentIsNull =
+          direction === "response" &&
+          options.responseFieldsAlwaysPresent &&
+          field.presence !== FeatureSet_FieldPresence.IMPLICIT;
+        return absentIsNull ? nullable(schema) : schema;
+      }
+    }
+  };
+
+  /** The schema of one value of a field: the field itself, a list element or a map value. */
+  const valueSchema = (
+    field: DescField,
+    kind: "scalar" | "enum" | "message",
+    direction: Direction,
+  ): SchemaObject => {
+    if (kind === "scalar") {
+      const schema = scalarSchema(field.scalar ?? ScalarType.STRING);
+      if (field.scalar === ScalarType.STRING) {
+        const format = options.stringFormat?.(field);
+        if (format !== undefined) schema.format = format;
+      }
+      return schema;
+    }
+    if (kind === "enum" && field.enum !== undefined) {
+      if (field.enum.typeName === "google.protobuf.NullValue") return { type: "null" };
+      return refTo(field.enum, direction === "response" && options.enumAsInteger ? "enum-number" : "enum");
+    }
+    const message = field.message;
+    if (message === undefined) return {};
+    const wellKnown = wellKnownSchema(message);
+    if (wellKnown !== undefined) {
+      if (message.typeName === "google.protobuf.StringValue") {
+        const format = options.stringFormat?.(field);
+        if (format !== undefined) wellKnown.format = format;
+      }
+      return wellKnown;
+    }
+    return refTo(message, direction);
+  };
+
+  return {
+    messageRef: (message, direction) => wellKnownSchema(message) ?? refTo(message, direction),
+    messageSchemaWithout: (message, direction, omit) => messageSchema(message, direction, omit),
+    fieldSchema,
+    components: () => nameComponents(components),
+  };
+}
+
+/**
+ * Component names: the message or enum name without its package (`Folder`, `Outer.Inner`), or the
+ * full name where two packages share one. A message that travels both ways has two schemas, the
+ * response one under the plain name and the request one with an `Input` suffix; an enum written
+ * as numbers has a `Number` suffix.
+ */
+function nameComponents(components: ReadonlyMap<string, Component>): Record<string, SchemaObject> {
+  const localName = (desc: DescMessage | DescEnum) => {
+    const pkg = desc.file.proto.package;
+    return pkg === "" ? desc.typeName : desc.typeName.slice(pkg.length + 1);
+  };
+  const typeNamesByLocalName = new Map<string, Set<string>>();
+  for (const { desc } of components.values()) {
+    const name = localName(desc);
+    const typeNames = typeNamesByLocalName.get(name) ?? new Set();
+    typeNames.add(desc.typeName);
+    typeNamesByLocalName.set(name, typeNames);
+  }
+  const baseName = (desc: DescMessage | DescEnum) => {
+    const name = localName(desc);
+    return (typeNamesByLocalName.get(name)?.size ?? 0) > 1 ? desc.typeName : name;
+  };
+  const suffix = ({ desc, variant }: Component) => {
+    if (variant === "enum-number") return "Number";
+    const bothWays =
+      components.has(`request:${desc.typeName}`) && components.has(`response:${desc.typeName}`);
+    return variant === "request" && bothWays ? "Input" : "";
+  };
+
+  const named: [string, Component][] = [];
+  const taken = new Set<string>();
+  // Responses first, so that a plain name goes to the response schema.
+  const ordered = [...components.values()].sort((a, b) => variantRank(a.variant) - variantRank(b.variant));
+  for (const component of ordered) {
+    const base = `${baseName(component.desc)}${suffix(component)}`;
+    let name = base;
+    for (let n = 2; taken.has(name); n++) name = `${base}${n}`;
+    taken.add(name);
+    named.push([name, component]);
+  }
+
+  const schemas: Record<string, SchemaObject> = {};
+  for (const [name, component] of named.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    for (const ref of component.refs) ref.$ref = `#/components/schemas/${name}`;
+    schemas[name] = component.schema;
+  }
+  return schemas;
+}
+
+function variantRank(variant: Variant): number {
+  return variant === "request" ? 1 : 0;
+}
+
+/** Adds `null` to the values a schema allows. */
+function nullable(schema: SchemaObject): SchemaObject {
+  if (schema.$ref !== undefined) return { anyOf: [schema, { type: "null" }] };
+  if (typeof schema.type === "string") {
+    if (schema.type === "null") return schema;
+    const result: SchemaObject = { ...schema, type: [schema.type, "null"] };
+    if (schema.enum !== undefined) result.enum = [...schema.enum, null];
+    return result;
+  }
+  // No type (google.protobuf.Value): already allows null.
+  return schema;
+}
+
+function fieldDescription(
+  field: DescField,
+  comments: CommentLookup,
+  propertyName: (field: DescField) => string,
+): string | undefined {
+  const comment = comments(field);
+  const oneof = field.oneof;
+  // proto3 `optional` is a synthetic oneof of one field: nothing to say about it.
+  if (oneof === undefined || field.proto.proto3Optional) return comment;
+  const members = oneof.fields.map((f) => `\`${propertyName(f)}\``);
+  const note = `Part of oneof \`${oneof.name}\`: at most one of ${members.join(", ")} is set.`;
+  return comment === undefined ? note : `${comment}\n\n${note}`;
+}
+
+/** An enum by its value names, or by its numbers (with the names in the description). */
+function enumSchema(desc: DescEnum, asNumbers: boolean, comments: CommentLookup): SchemaObject {
+  const schema: SchemaObject = asNumbers
+    ? { type: "integer", format: "int32", enum: desc.values.map((value) => value.number) }
+    : { type: "string", enum: desc.values.map((value) => value.name) };
+  const lines: string[] = [];
+  const comment = comments(desc);
+  if (comment !== undefined) lines.push(comment, "");
+  for (const value of desc.values) {
+    const valueComment = comments(value);
+    const label = asNumbers ? `\`${value.number}\` (\`${value.name}\`)` : `\`${value.name}\``;
+    if (valueComment !== undefined) lines.push(`- ${label}: ${valueComment.replaceAll("\n", " ")}`);
+    else if (asNumbers) lines.push(`- ${label}`);
+  }
+  const description = lines.join("\n").trim();
+  if (description !== "") schema.description = description;
+  if (desc.deprecated) schema.deprecated = true;
+  return schema;
+}
+
+/** ProtoJSON's form of each scalar type. 64-bit integers are strings: JSON numbers lose precision. */
+function scalarSchema(scalar: ScalarType): SchemaObject {
+  switch (scalar) {
+    case ScalarType.DOUBLE:
+      return { type: "number", format: "double" };
+    case ScalarType.FLOAT:
+      return { type: "number", format: "float" };
+    case ScalarType.INT32:
+    case ScalarType.SINT32:
+    case ScalarType.SFIXED32:
+      return { type: "integer", format: "int32" };
+    case ScalarType.UINT32:
+    case ScalarType.FIXED32:
+      return { type: "integer", format: "int64", minimum: 0, maximum: 4294967295 };
+    case ScalarType.INT64:
+    case ScalarType.SINT64:
+    case ScalarType.SFIXED64:
+      return { type: "string", format: "int64", pattern: "^-?[0-9]+$" };
+    case ScalarType.UINT64:
+    case ScalarType.FIXED64:
+      return { type: "string", format: "uint64", pattern: "^[0-9]+$" };
+    case ScalarType.BOOL:
+      return { type: "boolean" };
+    case ScalarType.STRING:
+      return { type: "string" };
+    case ScalarType.BYTES:
+      return { type: "string", contentEncoding: "base64" };
+  }
+}
+
+/** Map keys are JSON object keys, so strings: integer and bool keys in their decimal or literal form. */
+function mapKeySchema(key: ScalarType): Pick<SchemaObject, "propertyNames"> {
+  switch (key) {
+    case ScalarType.STRING:
+      return {};
+    case ScalarType.BOOL:
+      return { propertyNames: { enum: ["true", "false"] } };
+    case ScalarType.UINT32:
+    case ScalarType.FIXED32:
+    case ScalarType.UINT64:
+    case ScalarType.FIXED64:
+      return { propertyNames: { pattern: "^[0-9]+$" } };
+    default:
+      return { propertyNames: { pattern: "^-?[0-9]+$" } };
+  }
+}
+
+/**
+ * The well-known types with a JSON form of their own, inlined where they are used. Returns a new
+ * object each time: callers add descriptions to it.
+ */
+function wellKnownSchema(message: DescMessage): SchemaObject | undefined {
+  switch (message.typeName) {
+    case "google.protobuf.Timestamp":
+      return { type: "string", format: "date-time" };
+    case "google.protobuf.Duration":
+      return {
+        type: "string",
+        pattern: "^-?[0-9]+(\\.[0-9]{1,9})?s$",
+        description:
+          "A duration in seconds with up to nine fractional digits and the suffix `s`, e.g. `1.5s`.",
+        examples: ["1.5s"],
+      };
+    case "google.protobuf.FieldMask":
+      return {
+        type: "string",
+        description: "Field paths in lowerCamelCase, separated by commas, e.g. `name,parentId`.",
+      };
+    case "google.protobuf.Struct":
+      return { type: "object", additionalProperties: true };
+    case "google.protobuf.Value":
+      return {};
+    case "google.protobuf.ListValue":
+      return { type: "array", items: {} };
+    case "google.protobuf.Any":
+      return {
+        type: "object",
+        properties: { "@type": { type: "string", description: "A URL naming the type of the message." } },
+        required: ["@type"],
+        additionalProperties: true,
+      };
+    case "google.protobuf.Empty":
+      return { type: "object" };
+    case "google.protobuf.DoubleValue":
+      return scalarSchema(ScalarType.DOUBLE);
+    case "google.protobuf.FloatValue":
+      return scalarSchema(ScalarType.FLOAT);
+    case "google.protobuf.Int64Value":
+      return scalarSchema(ScalarType.INT64);
+    case "google.protobuf.UInt64Value":
+      return scalarSchema(ScalarType.UINT64);
+    case "google.protobuf.Int32Value":
+      return scalarSchema(ScalarType.INT32);
+    case "google.protobuf.UInt32Value":
+      return scalarSchema(ScalarType.UINT32);
+    case "google.protobuf.BoolValue":
+      return scalarSchema(ScalarType.BOOL);
+    case "google.protobuf.StringValue":
+      return scalarSchema(ScalarType.STRING);
+    case "google.protobuf.BytesValue":
+      return scalarSchema(ScalarType.BYTES);
+    default:
+      return undefined;
+  }
+}

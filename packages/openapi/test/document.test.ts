@@ -1,0 +1,243 @@
+import { collectHttpRoutes } from "@folio/http-transcoder";
+import { compileErrors, validate } from "@readme/openapi-parser";
+import { describe, expect, it } from "vitest";
+import type { OpenApiDocument, OperationObject, ResponseObject, SchemaObject } from "../src/index.js";
+import { folioDocument, folioServices } from "./folio.js";
+
+const document = folioDocument();
+
+/** Follows a `$ref`, and takes the non-null branch of `anyOf: [X, {type: "null"}]`. */
+function resolve(schema: SchemaObject | undefined, doc: OpenApiDocument = document): SchemaObject {
+  if (schema === undefined) throw new Error("no schema");
+  if (schema.anyOf !== undefined) {
+    const nonNull = schema.anyOf.filter((s) => s.type !== "null");
+    expect(nonNull).toHaveLength(1);
+    return resolve(nonNull[0], doc);
+  }
+  if (schema.$ref !== undefined) {
+    const name = schema.$ref.replace("#/components/schemas/", "");
+    const target = doc.components.schemas[name];
+    if (target === undefined) throw new Error(`dangling ${schema.$ref}`);
+    return target;
+  }
+  return schema;
+}
+
+function operation(path: string, method: "get" | "post"): OperationObject {
+  const op = document.paths[path]?.[method];
+  if (op === undefined) throw new Error(`no ${method} ${path}`);
+  return op;
+}
+
+function jsonSchemaOf(response: ResponseObject | { $ref: string } | undefined): SchemaObject {
+  const schema = (response as ResponseObject | undefined)?.content?.["application/json"]?.schema;
+  if (schema === undefined) throw new Error("no application/json schema");
+  return schema;
+}
+
+const FOLDER_FIELDS = [
+  "id",
+  "orgId",
+  "name",
+  "parentId",
+  "color",
+  "visibility",
+  "createdByUserId",
+  "createdAt",
+];
+const PROJECT_FIELDS = [
+  "id",
+  "orgId",
+  "name",
+  "street",
+  "houseNumber",
+  "postalCode",
+  "city",
+  "country",
+  "createdAt",
+];
+
+describe("the Folio API's OpenAPI document", () => {
+  it("is a valid OpenAPI 3.1 document", async () => {
+    const result = await validate(structuredClone(document) as never);
+    expect(result.valid, result.valid ? "" : compileErrors(result)).toBe(true);
+    expect(result.warnings).toEqual([]);
+    expect(document.openapi).toBe("3.1.1");
+  });
+
+  it("documents every route the transcoder serves, and no other", () => {
+    const served = collectHttpRoutes(folioServices).map(
+      (route) => `${route.httpMethod} ${route.openApiPath}`,
+    );
+    const documented = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((key) => ["get", "put", "post", "delete", "patch", "head", "options", "trace"].includes(key))
+        .map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(served.length).toBeGreaterThan(0);
+    expect(documented.sort()).toEqual(served.sort());
+  });
+
+  describe("POST /api/v1/folders", () => {
+    const op = operation("/api/v1/folders", "post");
+
+    it("answers 201 with {folder: Folder}", () => {
+      expect(Object.keys(op.responses).filter((status) => status.startsWith("2"))).toEqual(["201"]);
+      const body = resolve(jsonSchemaOf(op.responses["201"]));
+      expect(Object.keys(body.properties ?? {})).toEqual(["folder"]);
+      expect(body.required).toEqual(["folder"]);
+      expect(body.properties?.folder?.anyOf?.[0]?.$ref).toBe("#/components/schemas/Folder");
+    });
+
+    it("takes a JSON body with name (required), parentId and color", () => {
+      expect(op.requestBody?.required).toBe(true);
+      const body = resolve(op.requestBody?.content["application/json"]?.schema);
+      expect(Object.keys(body.properties ?? {})).toEqual(["name", "parentId", "color"]);
+      expect(body.required).toEqual(["name"]);
+      expect(body.properties?.name).toMatchObject({
+        type: "string",
+        description: "Name of the new folder; must not be empty.",
+      });
+      expect(body.properties?.parentId).toMatchObject({ type: "string", format: "uuid" });
+      expect(body.properties?.color).toMatchObject({ type: "string" });
+      expect(op.parameters).toBeUndefined();
+    });
+
+    it("requires a bearer token with the scope files:upload", () => {
+      expect(op.security).toEqual([{ bearerAuth: ["files:upload"] }]);
+      expect(op.description).toContain("`files:upload`");
+    });
+
+    it("documents its declared errors, and the ones of any route with a body, with the error envelope", () => {
+      const errorStatuses = Object.keys(op.responses).filter((status) => Number(status) >= 400);
+      expect(errorStatuses).toEqual(["400", "401", "403", "404", "413", "415", "429", "500"]);
+      const notFound = op.responses["404"] as ResponseObject;
+      expect(notFound.description).toContain(
+        "`not_found`: The parent folder does not exist in the caller's organisation.",
+      );
+      expect((op.responses["415"] as ResponseObject).description).toContain("Content-Type");
+    });
+  });
+
+  describe("GET /api/v1/projects", () => {
+    const op = operation("/api/v1/projects", "get");
+
+    it("answers 200 with {projects: Project[]}", () => {
+      expect(Object.keys(op.responses).filter((status) => status.startsWith("2"))).toEqual(["200"]);
+      const body = resolve(jsonSchemaOf(op.responses["200"]));
+      expect(Object.keys(body.properties ?? {})).toEqual(["projects"]);
+      expect(body.required).toEqual(["projects"]);
+      expect(body.properties?.projects).toMatchObject({
+        type: "array",
+        items: { $ref: "#/components/schemas/Project" },
+      });
+    });
+
+    it("has no request body and no parameters", () => {
+      expect(op.requestBody).toBeUndefined();
+      expect(op.parameters).toBeUndefined();
+    });
+
+    it("requires a bearer token with the scope project:read", () => {
+      expect(op.security).toEqual([{ bearerAuth: ["project:read"] }]);
+      expect(op.description).toContain("`project:read`");
+    });
+
+    it("documents its declared errors with the error envelope", () => {
+      const errorStatuses = Object.keys(op.responses).filter((status) => Number(status) >= 400);
+      expect(errorStatuses).toEqual(["400", "401", "403", "404", "429", "500"]);
+    });
+  });
+
+  describe("the Folder schema", () => {
+    const folder = document.components.schemas.Folder as SchemaObject;
+
+    it("has exactly the fields of the specification, each always present", () => {
+      expect(Object.keys(folder.properties ?? {})).toEqual(FOLDER_FIELDS);
+      expect(folder.required).toEqual(FOLDER_FIELDS);
+      expect(folder.description).toBe("A folder of an organisation's workspace.");
+    });
+
+    it("types identifiers as UUIDs and createdAt as a date-time", () => {
+      const p = folder.properties ?? {};
+      for (const name of ["id", "orgId", "createdByUserId"])
+        expect(p[name]).toMatchObject({ type: "string", format: "uuid" });
+      expect(p.parentId).toMatchObject({ type: ["string", "null"], format: "uuid" });
+      expect(p.createdAt).toMatchObject({ type: ["string", "null"], format: "date-time" });
+      expect(p.name).toMatchObject({ type: "string" });
+      expect(p.color).toMatchObject({ type: ["string", "null"] });
+      expect(p.visibility).toMatchObject({ type: "string" });
+    });
+
+    it("marks the output-only fields read-only", () => {
+      const readOnly = Object.entries(folder.properties ?? {})
+        .filter(([, schema]) => schema.readOnly)
+        .map(([name]) => name);
+      expect(readOnly).toEqual(["id", "orgId", "visibility", "createdByUserId", "createdAt"]);
+    });
+  });
+
+  describe("the Project schema", () => {
+    const project = document.components.schemas.Project as SchemaObject;
+
+    it("has exactly the fields of the specification", () => {
+      expect(Object.keys(project.properties ?? {})).toEqual(PROJECT_FIELDS);
+      expect(project.required).toEqual(PROJECT_FIELDS);
+    });
+
+    it("types identifiers as UUIDs, createdAt as a date-time, and absent address parts as null", () => {
+      const p = project.properties ?? {};
+      expect(p.id).toMatchObject({ type: "string", format: "uuid", readOnly: true });
+      expect(p.orgId).toMatchObject({ type: "string", format: "uuid", readOnly: true });
+      expect(p.createdAt).toMatchObject({ type: ["string", "null"], format: "date-time" });
+      for (const name of ["street", "houseNumber", "postalCode", "city", "country"]) {
+        expect(p[name]).toMatchObject({ type: ["string", "null"], readOnly: true });
+      }
+      expect(p.houseNumber?.description).toContain('"12a"');
+    });
+  });
+
+  it("has a bearer JWT security scheme", () => {
+    expect(document.components.securitySchemes?.bearerAuth).toMatchObject({
+      type: "http",
+      scheme: "bearer",
+      bearerFormat: "JWT",
+    });
+  });
+
+  it("uses one error envelope for every error response", () => {
+    let count = 0;
+    for (const item of Object.values(document.paths)) {
+      for (const op of [item.get, item.post, item.put, item.patch, item.delete]) {
+        for (const [status, response] of Object.entries(op?.responses ?? {})) {
+          if (Number(status) < 400) continue;
+          count++;
+          expect(jsonSchemaOf(response)).toEqual({ $ref: "#/components/schemas/ErrorEnvelope" });
+          expect((response as ResponseObject).description).toMatch(/`[a-z_]+`: /);
+        }
+      }
+    }
+    expect(count).toBe(14);
+
+    const envelope = document.components.schemas.ErrorEnvelope as SchemaObject;
+    expect(envelope.required).toEqual(["error"]);
+    const error = envelope.properties?.error as SchemaObject;
+    expect(Object.keys(error.properties ?? {})).toEqual(["code", "message", "requestId", "details"]);
+    expect(error.properties?.code?.enum).toEqual(
+      expect.arrayContaining(["invalid_argument", "not_found", "internal"]),
+    );
+  });
+
+  it("describes operations, tags and schemas with the proto comments", () => {
+    const create = operation("/api/v1/folders", "post");
+    expect(create.summary).toBe("Create folder");
+    expect(create.operationId).toBe("FolderService_CreateFolder");
+    expect(create.tags).toEqual(["FolderService"]);
+    expect(create.description).toContain("Creates a folder, at the top level or under a parent folder");
+    expect(operation("/api/v1/projects", "get").summary).toBe("List projects");
+    expect(document.tags).toContainEqual({
+      name: "FolderService",
+      description: "Manages the folders of an organisation's workspace.",
+    });
+  });
+});

@@ -1,0 +1,293 @@
+import { collectHttpRoutes } from "@folio/http-transcoder";
+import { compileErrors, validate } from "@readme/openapi-parser";
+import { describe, expect, it } from "vitest";
+import {
+  createOpenApiDocument,
+  type OpenApiDocument,
+  type OperationObject,
+  type ParameterObject,
+  type ResponseObject,
+  type SchemaObject,
+  uuidForIdFields,
+} from "../src/index.js";
+import { LibraryService } from "./library.js";
+
+const document = createOpenApiDocument({
+  services: [LibraryService],
+  info: { title: "Library", version: "1" },
+  stringFormat: uuidForIdFields,
+});
+
+function operationById(id: string): { path: string; method: string; operation: OperationObject } {
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if ((operation as OperationObject).operationId === id) {
+        return { path, method, operation: operation as OperationObject };
+      }
+    }
+  }
+  throw new Error(`no operation ${id}`);
+}
+
+function schemaNamed(name: string, doc: OpenApiDocument = document): SchemaObject {
+  const schema = doc.components.schemas[name];
+  if (schema === undefined) throw new Error(`no schema ${name}`);
+  return schema;
+}
+
+function successSchema(operation: OperationObject): SchemaObject | undefined {
+  const [status] = Object.keys(operation.responses);
+  return (operation.responses[status as string] as ResponseObject).content?.["application/json"]?.schema;
+}
+
+function parameter(operation: OperationObject, name: string): ParameterObject | undefined {
+  return operation.parameters?.find((p) => p.name === name);
+}
+
+describe("a document of descriptors built at run time", () => {
+  it("is a valid OpenAPI 3.1 document", async () => {
+    const result = await validate(structuredClone(document) as never);
+    expect(result.valid, result.valid ? "" : compileErrors(result)).toBe(true);
+  });
+
+  it("has an operation per route, additional bindings included", () => {
+    const routes = collectHttpRoutes([LibraryService]);
+    const operations = Object.values(document.paths).flatMap((item) => Object.values(item));
+    expect(operations).toHaveLength(routes.length);
+    expect(operationById("LibraryService_GetBook_1").operation.summary).toBe("Get book");
+    expect(operationById("LibraryService_ListBooks_1").operation.summary).toBe("List books");
+  });
+
+  it("documents no security when no security options are given", () => {
+    expect(document.components.securitySchemes).toBeUndefined();
+    expect(operationById("LibraryService_GetBook").operation.security).toBeUndefined();
+  });
+
+  it("takes comments from the descriptors' own source info when no other source is given", () => {
+    expect(operationById("LibraryService_GetBook").operation.description).toContain("Returns one book.");
+    expect(document.tags).toEqual([{ name: "LibraryService", description: "Lends books." }]);
+    const book = schemaNamed("Book");
+    expect(book.description).toBe("A book of a shelf.");
+    expect(book.properties?.title?.description).toBe("Title of the book.\nShown on the cover.");
+    expect(schemaNamed("Genre").description).toBe(
+      "Kinds of books.\n\n- `GENRE_FICTION`: Novels and stories.",
+    );
+  });
+
+  describe("path parameters", () => {
+    it("are required, named by their field path, and typed by their field", () => {
+      const { operation } = operationById("LibraryService_UpdateBook");
+      const bookName = parameter(operation, "book.name");
+      expect(bookName).toMatchObject({ in: "path", required: true, schema: { type: "string" } });
+      expect(bookName?.schema.pattern).toBe("^shelves/[^/]+/books/[^/]+$");
+      expect(bookName?.description).toContain("Format: `shelves/*/books/*`");
+      expect(parameter(operationById("LibraryService_GetBook_1").operation, "name")?.schema).toEqual({
+        type: "string",
+      });
+      for (const id of ["LibraryService_GetBook", "LibraryService_GetBook_1", "LibraryService_ListBooks"]) {
+        const op = operationById(id).operation;
+        expect(op.parameters?.filter((p) => p.in === "path")).toHaveLength(1);
+      }
+    });
+  });
+
+  describe("query parameters", () => {
+    const { operation } = operationById("LibraryService_ListBooks");
+    const query = (operation.parameters ?? []).filter((p) => p.in === "query");
+
+    it("are the fields that the path and body leave unbound, nested ones by their dotted path", () => {
+      expect(query.map((p) => p.name)).toEqual([
+        "pageSize",
+        "filter.genres",
+        "filter.since",
+        "filter.inPrint",
+        "readMask",
+        "minRating",
+      ]);
+    });
+
+    it("are typed by the ProtoJSON form of their field", () => {
+      expect(parameter(operation, "pageSize")?.schema).toEqual({ type: "integer", format: "int32" });
+      expect(parameter(operation, "filter.genres")).toMatchObject({
+        style: "form",
+        explode: true,
+        schema: { type: "array", items: { $ref: "#/components/schemas/Genre" } },
+      });
+      expect(parameter(operation, "filter.since")?.schema).toEqual({ type: "string", format: "date-time" });
+      expect(parameter(operation, "filter.inPrint")?.schema).toEqual({ type: "boolean" });
+      expect(parameter(operation, "readMask")?.schema).toMatchObject({ type: "string" });
+      expect(parameter(operation, "minRating")?.schema).toEqual({ type: "integer", format: "int32" });
+    });
+
+    it("leave out maps and stop at recursive messages", () => {
+      expect(query.some((p) => p.name.startsWith("labels"))).toBe(false);
+      expect(query.some((p) => p.name.startsWith("filter.parent"))).toBe(false);
+    });
+
+    it("are none for a body of `*`, and the rest of the request for a body field", () => {
+      expect(operationById("LibraryService_CreateBook").operation.parameters?.map((p) => p.in)).toEqual([
+        "path",
+      ]);
+      const update = operationById("LibraryService_UpdateBook").operation;
+      expect(update.parameters?.map((p) => `${p.in} ${p.name}`)).toEqual([
+        "path book.name",
+        "query updateMask",
+      ]);
+    });
+  });
+
+  describe("request bodies", () => {
+    it("for `*`, are the request without the fields bound by the path", () => {
+      const body =
+        operationById("LibraryService_CreateBook").operation.requestBody?.content["application/json"]?.schema;
+      expect(body?.$ref).toBeUndefined();
+      expect(Object.keys(body?.properties ?? {})).toEqual(["bookId", "title"]);
+      expect(body?.required).toEqual(["title"]);
+    });
+
+    it("are required only when they hold a field the method requires", () => {
+      expect(operationById("LibraryService_CreateBook").operation.requestBody?.required).toBe(true);
+      expect(operationById("LibraryService_UpdateBook").operation.requestBody?.required).toBe(true);
+    });
+
+    it("for a field, are that field's request schema", () => {
+      const update = operationById("LibraryService_UpdateBook").operation;
+      expect(update.requestBody?.content["application/json"]?.schema).toEqual({
+        $ref: "#/components/schemas/BookInput",
+      });
+    });
+  });
+
+  describe("responses", () => {
+    it("are the response message, or the `response_body` field of it", () => {
+      expect(successSchema(operationById("LibraryService_ListBooks").operation)).toEqual({
+        $ref: "#/components/schemas/ListBooksResponse",
+      });
+      expect(successSchema(operationById("LibraryService_ListBooks_1").operation)).toEqual({
+        type: "array",
+        items: { $ref: "#/components/schemas/Book" },
+      });
+    });
+  });
+
+  describe("schemas in the ProtoJSON mapping", () => {
+    const book = schemaNamed("Book");
+    const input = schemaNamed("BookInput");
+    const p = book.properties ?? {};
+
+    it("name properties in lowerCamelCase", () => {
+      expect(Object.keys(p)).toEqual([
+        "name",
+        "title",
+        "pageCount",
+        "cover",
+        "genre",
+        "tags",
+        "ratings",
+        "publishedAt",
+        "readTime",
+        "subtitle",
+        "isbn",
+        "doi",
+        "sequel",
+        "metadata",
+        "copies",
+        "secret",
+        "authorId",
+      ]);
+    });
+
+    it("map scalars, enums, lists and maps", () => {
+      expect(p.pageCount).toMatchObject({ type: "string", format: "int64" });
+      expect(p.copies).toMatchObject({ type: "string", format: "uint64" });
+      expect(p.cover).toMatchObject({ type: "string", contentEncoding: "base64" });
+      expect(p.genre).toMatchObject({ $ref: "#/components/schemas/Genre" });
+      expect(schemaNamed("Genre")).toMatchObject({
+        type: "string",
+        enum: ["GENRE_UNSPECIFIED", "GENRE_FICTION", "GENRE_POETRY"],
+      });
+      expect(p.tags).toMatchObject({ type: "array", items: { type: "string" } });
+      expect(p.ratings).toMatchObject({
+        type: "object",
+        additionalProperties: { type: "integer", format: "int32" },
+      });
+      expect(p.authorId).toMatchObject({ type: "string", format: "uuid" });
+    });
+
+    it("map the well-known types to their JSON forms, nullable in responses", () => {
+      expect(p.publishedAt).toMatchObject({ type: ["string", "null"], format: "date-time", readOnly: true });
+      expect(p.readTime).toMatchObject({ type: ["string", "null"], pattern: "^-?[0-9]+(\\.[0-9]{1,9})?s$" });
+      expect(p.subtitle).toMatchObject({ type: ["string", "null"] });
+      expect(p.metadata).toMatchObject({ type: ["object", "null"], additionalProperties: true });
+    });
+
+    it("mark oneof members nullable in responses and say which ones exclude each other", () => {
+      expect(p.isbn).toMatchObject({ type: ["string", "null"] });
+      expect(p.isbn?.description).toContain("at most one of `isbn`, `doi` is set");
+    });
+
+    it("reference recursive messages", () => {
+      expect(p.sequel).toEqual({ anyOf: [{ $ref: "#/components/schemas/Book" }, { type: "null" }] });
+      expect(input.properties?.sequel).toEqual({ $ref: "#/components/schemas/BookInput" });
+    });
+
+    it("have a request variant with `required` from REQUIRED and no nulls", () => {
+      expect(book.required).toEqual(Object.keys(p));
+      expect(input.required).toEqual(["title"]);
+      expect(input.properties?.publishedAt).toMatchObject({ type: "string", readOnly: true });
+      expect(input.properties?.secret).toMatchObject({ writeOnly: true });
+      expect(p.secret).toMatchObject({ writeOnly: true });
+    });
+  });
+
+  it("follows the transcoder's JSON options: proto field names, enum numbers in responses", () => {
+    const protoNames = createOpenApiDocument({
+      services: [LibraryService],
+      info: { title: "Library", version: "1" },
+      jsonOptions: { useProtoFieldName: true, enumAsInteger: true },
+    });
+    const book = schemaNamed("Book", protoNames);
+    expect(Object.keys(book.properties ?? {})).toContain("page_count");
+    expect(book.properties?.genre).toEqual({ $ref: "#/components/schemas/GenreNumber" });
+    expect(schemaNamed("GenreNumber", protoNames)).toMatchObject({ type: "integer", enum: [0, 1, 2] });
+    expect(schemaNamed("BookInput", protoNames).properties?.genre).toEqual({
+      $ref: "#/components/schemas/Genre",
+    });
+    const list = Object.values(protoNames.paths)
+      .map((item) => item.get)
+      .find((op) => op?.operationId === "LibraryService_ListBooks");
+    expect(list?.parameters?.map((p) => p.name)).toContain("filter.in_print");
+  });
+
+  it("can describe responses that leave absent fields out", () => {
+    const sparse = createOpenApiDocument({
+      services: [LibraryService],
+      info: { title: "Library", version: "1" },
+      responseFieldsAlwaysPresent: false,
+    });
+    const book = schemaNamed("Book", sparse);
+    expect(book.required).toBeUndefined();
+    expect(book.properties?.publishedAt).toMatchObject({ type: "string", format: "date-time" });
+  });
+
+  it("documents only the declared errors when common ones are turned off", () => {
+    const bare = createOpenApiDocument({
+      services: [LibraryService],
+      info: { title: "Library", version: "1" },
+      errorResponses: () => [{ code: "not_found", condition: "No such book." }],
+      commonErrorResponses: () => [],
+    });
+    const get = bare.paths[operationById("LibraryService_GetBook").path]?.get;
+    expect(Object.keys(get?.responses ?? {})).toEqual(["200", "404"]);
+  });
+
+  it("rejects an error code that is not a Connect code", () => {
+    expect(() =>
+      createOpenApiDocument({
+        services: [LibraryService],
+        info: { title: "Library", version: "1" },
+        errorResponses: () => [{ code: "NOT_FOUND", condition: "No such book." }],
+      }),
+    ).toThrow(/"NOT_FOUND" is not a Connect error code/);
+  });
+});
