@@ -1,5 +1,15 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
-import { type DescMethod, type DescService, getOption, hasOption } from "@bufbuild/protobuf";
+import {
+  createFileRegistry,
+  type DescMethod,
+  type DescService,
+  fromBinary,
+  getOption,
+  hasOption,
+} from "@bufbuild/protobuf";
+import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { type ConnectRouter, createContextValues } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import {
@@ -12,7 +22,9 @@ import {
 import { applyMigrations, createDb, type Db } from "@folio/db";
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "@folio/embedded-postgres";
 import { registerServerReflection } from "@folio/grpc-reflection";
-import { FolderService, ProjectService, required_scope } from "@folio/proto";
+import { createHttpTranscoder } from "@folio/http-transcoder";
+import { createApiDocsHandler, createOpenApiDocument, uuidForIdFields } from "@folio/openapi";
+import { errors, FolderService, http_success_status, ProjectService, required_scope } from "@folio/proto";
 import type { Logger } from "pino";
 import { seedDemoProjects } from "./demo.js";
 import type { Config } from "./env.js";
@@ -28,6 +40,32 @@ export const services: readonly DescService[] = [FolderService, ProjectService];
 /** The scope a method requires, as declared with `(folio.v1.required_scope)` in the proto. */
 export function requiredScope(method: DescMethod): string | undefined {
   return hasOption(method, required_scope) ? getOption(method, required_scope) : undefined;
+}
+
+/** HTTP status of a successful REST response, as declared with `(folio.v1.http_success_status)`. */
+export function successStatus(method: DescMethod): number {
+  return hasOption(method, http_success_status) ? getOption(method, http_success_status) : 200;
+}
+
+/** The OpenAPI document of the REST API, with descriptions from the proto comments. */
+export function createFolioOpenApiDocument() {
+  const image = readFileSync(createRequire(import.meta.url).resolve("@folio/proto/folio.binpb"));
+  return createOpenApiDocument({
+    services,
+    info: {
+      title: "Folio API",
+      version: "v1",
+      description: "Document management for an organisation's workspace: folders and projects.",
+    },
+    comments: createFileRegistry(fromBinary(FileDescriptorSetSchema, image)),
+    security: {
+      requiredScope,
+      description: "OAuth 2.0 access token (JWT, RFC 9068) with the operation's scope.",
+    },
+    successStatus,
+    errorResponses: (method) => getOption(method, errors),
+    stringFormat: uuidForIdFields,
+  });
 }
 
 /** The assembled server, ready to be mounted on a port. */
@@ -90,15 +128,27 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   }
 
   const authenticated = { interceptors: [createAuthInterceptor({ verify, requiredScope })] };
+  const contextValues = (req: { headers: Record<string, string | string[] | undefined> }) =>
+    createContextValues().set(requestIdKey, String(req.headers[REQUEST_ID_HEADER]));
+  let router: ConnectRouter | undefined;
   const connectHandler = connectNodeAdapter({
-    routes(router: ConnectRouter) {
-      router.service(FolderService, createFolderService(db), authenticated);
-      router.service(ProjectService, createProjectService(db), authenticated);
-      registerServerReflection(router, { services });
+    routes(r: ConnectRouter) {
+      r.service(FolderService, createFolderService(db), authenticated);
+      r.service(ProjectService, createProjectService(db), authenticated);
+      registerServerReflection(r, { services });
+      router = r;
     },
     interceptors: [createErrorInterceptor(logger)],
-    contextValues: (req) => createContextValues().set(requestIdKey, String(req.headers[REQUEST_ID_HEADER])),
+    contextValues,
   });
+  // REST reaches the very same handlers (and so the same interceptors) as Connect and gRPC.
+  const rest = createHttpTranscoder({
+    handlers: (router as ConnectRouter | undefined)?.handlers ?? [],
+    services,
+    contextValues,
+    successStatus,
+  });
+  const docs = createApiDocsHandler({ document: createFolioOpenApiDocument() });
 
   const jwksBody = developmentIssuer ? JSON.stringify(developmentIssuer.jwks) : undefined;
 
@@ -128,6 +178,11 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     }
     if (req.method === "GET" && path === "/healthz") {
       respond(res, 200, "application/json", '{"status":"ok"}');
+      return;
+    }
+    if (docs(req, res)) return;
+    if (path?.startsWith("/api/")) {
+      rest(req, res);
       return;
     }
     connectHandler(req, res);
