@@ -257,4 +257,52 @@ describe("where the token may come from", () => {
       expect(response.headers.get("www-authenticate")).toBe('Bearer realm="folio"');
     }
   });
+
+  it("never takes a token from a REST query string (an unknown parameter, refused before anything runs)", async () => {
+    const token = await issuer.sign();
+    const response = await fetch(
+      `${server.baseUrl}/api/v1/projects?access_token=${encodeURIComponent(token)}`,
+    );
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { code: string } };
+    expect(body.error.code).toBe("invalid_argument");
+    expect(JSON.stringify(body)).toContain("access_token");
+    expect(JSON.stringify(body)).not.toContain(token);
+  });
+});
+
+describe("bearer authentication over REST", () => {
+  const status: Partial<Record<Code, [number, string]>> = {
+    [Code.Unauthenticated]: [401, "unauthenticated"],
+    [Code.PermissionDenied]: [403, "permission_denied"],
+  };
+  it.each(cases)("$name", async ({ authorization, call = "createFolder", code, challenge, message }) => {
+    const header = await authorization();
+    const headers: Record<string, string> = header === undefined ? {} : { authorization: header };
+    const response =
+      call === "createFolder"
+        ? await fetch(`${server.baseUrl}/api/v1/folders`, {
+            method: "POST",
+            headers: { ...headers, "content-type": "application/json" },
+            body: JSON.stringify({ name: `f-${randomUUID()}` }),
+          })
+        : await fetch(`${server.baseUrl}/api/v1/projects`, { headers });
+    const body = (await response.json()) as { error?: { code: string; message: string; requestId: string } };
+    if (code === "ok") {
+      expect(response.status).toBe(call === "createFolder" ? 201 : 200);
+      return;
+    }
+    const [httpStatus, name] = status[code] ?? [0, ""];
+    expect(response.status).toBe(httpStatus);
+    expect(body.error?.code).toBe(name);
+    expect(body.error?.requestId).toBe(response.headers.get("x-request-id"));
+    if (message !== undefined) expect(body.error?.message).toBe(message);
+    const sent = header?.split(" ").pop() ?? "";
+    if (sent.length > 20) expect(JSON.stringify(body)).not.toContain(sent);
+    if (challenge !== undefined) {
+      const value = response.headers.get("www-authenticate") ?? "";
+      if (typeof challenge === "string") expect(value).toBe(challenge);
+      else expect(value).toMatch(challenge);
+    }
+  });
 });
