@@ -18,3 +18,4 @@ export {
   parsePathTemplate,
   pathTemplateToOpenApiPath,
 } from "./path-template.js";
+export { isStringLikeMessage } from "./well-known-types.js";

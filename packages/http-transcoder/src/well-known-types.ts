@@ -22,11 +22,7 @@ const stringLikeMessages = new Set([
   "google.protobuf.BytesValue",
 ]);
 
-/**
- * Whether the message is a well-known type written as one string in a URL.
- *
- * @private
- */
+/** Whether the message is a well-known type written as one string in a URL (path or query). */
 export function isStringLikeMessage(message: DescMessage): boolean {
   return stringLikeMessages.has(message.typeName);
 }

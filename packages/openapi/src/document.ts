@@ -1,5 +1,10 @@
 import type { DescField, DescMessage, DescMethod, DescService, FileRegistry } from "@bufbuild/protobuf";
-import { collectHttpRoutes, type HttpRoute, type HttpTranscoderJsonOptions } from "@folio/http-transcoder";
+import {
+  collectHttpRoutes,
+  type HttpRoute,
+  type HttpTranscoderJsonOptions,
+  isStringLikeMessage,
+} from "@folio/http-transcoder";
 import { createCommentLookup } from "./comments.js";
 import {
   type DocumentedError,
@@ -360,22 +365,6 @@ function queryParameters(
   return parameters;
 }
 
-/** Well-known types written as one string or scalar in a URL, as the transcoder parses them. */
-const STRING_LIKE_MESSAGES: ReadonlySet<string> = new Set([
-  "google.protobuf.Timestamp",
-  "google.protobuf.Duration",
-  "google.protobuf.FieldMask",
-  "google.protobuf.DoubleValue",
-  "google.protobuf.FloatValue",
-  "google.protobuf.Int64Value",
-  "google.protobuf.UInt64Value",
-  "google.protobuf.Int32Value",
-  "google.protobuf.UInt32Value",
-  "google.protobuf.BoolValue",
-  "google.protobuf.StringValue",
-  "google.protobuf.BytesValue",
-]);
-
 /** Well-known types with a JSON form of their own that has no fields to set one by one. */
 const OPAQUE_MESSAGES: ReadonlySet<string> = new Set([
   "google.protobuf.Struct",
@@ -384,9 +373,8 @@ const OPAQUE_MESSAGES: ReadonlySet<string> = new Set([
   "google.protobuf.Any",
 ]);
 
-function isStringLike(message: DescMessage): boolean {
-  return STRING_LIKE_MESSAGES.has(message.typeName);
-}
+/** Written as one string in a URL: the transcoder's own rule, so the document matches what it parses. */
+const isStringLike = isStringLikeMessage;
 
 // ---------------------------------------------------------------------------------------------
 // Bodies
