@@ -29,7 +29,9 @@ import type { Logger } from "pino";
 import { seedDemoProjects } from "./demo.js";
 import type { Config } from "./env.js";
 import { createErrorInterceptor } from "./errors.js";
+import { createIdempotency } from "./idempotency.js";
 import type { NodeHandler } from "./listen.js";
+import { createPageTokens } from "./page-token.js";
 import { REQUEST_ID_HEADER, requestIdFor, requestIdKey } from "./request-id.js";
 import { createFolderService } from "./services/folders.js";
 import { createProjectService } from "./services/projects.js";
@@ -65,6 +67,7 @@ export function createFolioOpenApiDocument() {
     successStatus,
     errorResponses: (method) => getOption(method, errors),
     stringFormat: uuidForIdFields,
+    pageLinks: true,
   });
 }
 
@@ -76,6 +79,8 @@ export interface App {
   readonly developmentIssuer: DevelopmentIssuer | undefined;
   /** Where the data lives: the configured PostgreSQL, or the embedded one. */
   readonly database: { readonly embedded: boolean; readonly url: string };
+  /** Deletes expired idempotency keys now (the server does it hourly); returns how many. */
+  purgeExpiredIdempotencyKeys(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -127,14 +132,30 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     verify = await createAccessTokenVerifier({ ...rules, keys: { jwksFile: auth.jwksFile } });
   }
 
+  if (config.pageTokenSecret === undefined && auth.mode !== "development") {
+    logger.warn(
+      "PAGE_TOKEN_SECRET is not set: page tokens are signed with a random key, valid only on this process until it restarts",
+    );
+  }
+  const pageTokens = createPageTokens(config.pageTokenSecret);
+  const idempotency = createIdempotency(db);
+  // Expired idempotency keys are deleted hourly; a key past its expiry is ignored even before.
+  const purge = setInterval(() => {
+    idempotency.purgeExpired().then(
+      (count) => count > 0 && logger.info({ count }, "expired idempotency keys deleted"),
+      (error: unknown) => logger.warn({ err: error }, "could not delete expired idempotency keys"),
+    );
+  }, 3_600_000);
+  purge.unref();
+
   const authenticated = { interceptors: [createAuthInterceptor({ verify, requiredScope })] };
   const contextValues = (req: { headers: Record<string, string | string[] | undefined> }) =>
     createContextValues().set(requestIdKey, String(req.headers[REQUEST_ID_HEADER]));
   let router: ConnectRouter | undefined;
   const connectHandler = connectNodeAdapter({
     routes(r: ConnectRouter) {
-      r.service(FolderService, createFolderService(db), authenticated);
-      r.service(ProjectService, createProjectService(db), authenticated);
+      r.service(FolderService, createFolderService(db, idempotency), authenticated);
+      r.service(ProjectService, createProjectService(db, pageTokens), authenticated);
       registerServerReflection(r, { services });
       router = r;
     },
@@ -147,6 +168,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     services,
     contextValues,
     successStatus,
+    pageLinks: true,
   });
   const docs = createApiDocsHandler({ document: createFolioOpenApiDocument() });
 
@@ -193,7 +215,9 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     db,
     developmentIssuer,
     database: { embedded: embedded !== undefined, url },
+    purgeExpiredIdempotencyKeys: () => idempotency.purgeExpired(),
     async close() {
+      clearInterval(purge);
       await db.close();
       await embedded?.stop();
     },

@@ -12,6 +12,9 @@ export interface Config {
   readonly production: boolean;
   readonly auth: AuthConfig;
   readonly shutdownTimeoutMs: number;
+  /** Key of page-token signatures; undefined: a random key per process. */
+  readonly pageTokenSecret: string | undefined;
+  readonly rateLimit: RateLimitConfig;
 }
 
 /** How access tokens are verified: a JWKS from the issuer, or development mode's own keys. */
@@ -38,6 +41,15 @@ export class ConfigError extends Error {
   ) {
     super(`${variable} ${problem}`);
   }
+}
+
+/** Requests allowed per window, per organisation and per access token; 0 turns a limit off. */
+export interface RateLimitConfig {
+  readonly orgRequests: number;
+  readonly tokenRequests: number;
+  readonly windowSeconds: number;
+  /** Redis shared by every instance; undefined: counted in this process's memory. */
+  readonly redisUrl: string | undefined;
 }
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
@@ -67,6 +79,32 @@ export function loadConfig(env: Env = process.env): Config {
     production,
     auth: loadAuthConfig(env, production),
     shutdownTimeoutMs: integer(env, "SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
+    pageTokenSecret: loadPageTokenSecret(env),
+    rateLimit: loadRateLimitConfig(env),
+  };
+}
+
+function loadPageTokenSecret(env: Env): string | undefined {
+  const secret = text(env, "PAGE_TOKEN_SECRET");
+  if (secret !== undefined && secret.length < 32) {
+    throw new ConfigError(
+      "PAGE_TOKEN_SECRET",
+      "must be at least 32 characters (e.g. openssl rand -base64 32)",
+    );
+  }
+  return secret;
+}
+
+function loadRateLimitConfig(env: Env): RateLimitConfig {
+  const redisUrl = text(env, "REDIS_URL");
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new ConfigError("REDIS_URL", "must be a redis:// or rediss:// URL");
+  }
+  return {
+    orgRequests: integer(env, "RATE_LIMIT_ORG_REQUESTS", 6000, 0, 100_000_000),
+    tokenRequests: integer(env, "RATE_LIMIT_TOKEN_REQUESTS", 1200, 0, 100_000_000),
+    windowSeconds: integer(env, "RATE_LIMIT_WINDOW_SECONDS", 60, 1, 86_400),
+    redisUrl,
   };
 }
 

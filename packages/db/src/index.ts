@@ -6,7 +6,9 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "./gen/prisma/client.js";
 
-export type { Folder, Project } from "./gen/prisma/client.js";
+export type { Folder, IdempotencyKey, Project } from "./gen/prisma/client.js";
+/** Prisma's namespace: `Prisma.sql` and `Prisma.join` build parameterised raw queries. */
+export { Prisma } from "./gen/prisma/client.js";
 export {
   type ApplyMigrationsOptions,
   type ApplyMigrationsResult,

@@ -21,7 +21,9 @@ describe("createDb", () => {
   it("creates a folder with the database's defaults", async () => {
     const orgId = randomUUID();
     const userId = randomUUID();
-    const folder = await db.prisma.folder.create({ data: { orgId, name: "Plans", createdByUserId: userId } });
+    const folder = await db.prisma.folder.create({
+      data: { orgId, name: "Plans", nameKey: "plans", createdByUserId: userId },
+    });
 
     expect(folder).toMatchObject({
       orgId,
@@ -34,7 +36,13 @@ describe("createDb", () => {
     expect(folder.createdAt).toBeInstanceOf(Date);
 
     const child = await db.prisma.folder.create({
-      data: { orgId, name: "Ground floor", parentId: folder.id, createdByUserId: userId },
+      data: {
+        orgId,
+        name: "Ground floor",
+        nameKey: "ground floor",
+        parentId: folder.id,
+        createdByUserId: userId,
+      },
     });
     const children = await db.prisma.folder.findMany({ where: { orgId, parentId: folder.id } });
     expect(children.map((found) => found.id)).toEqual([child.id]);
@@ -73,12 +81,18 @@ describe("createDb", () => {
   it("rejects a parent folder of another org (composite foreign key)", async () => {
     const userId = randomUUID();
     const parent = await db.prisma.folder.create({
-      data: { orgId: randomUUID(), name: "Theirs", createdByUserId: userId },
+      data: { orgId: randomUUID(), name: "Theirs", nameKey: "theirs", createdByUserId: userId },
     });
 
     await expect(
       db.prisma.folder.create({
-        data: { orgId: randomUUID(), name: "Mine", parentId: parent.id, createdByUserId: userId },
+        data: {
+          orgId: randomUUID(),
+          name: "Mine",
+          nameKey: "mine",
+          parentId: parent.id,
+          createdByUserId: userId,
+        },
       }),
     ).rejects.toThrow(/foreign key/i);
   });
@@ -87,12 +101,31 @@ describe("createDb", () => {
     const orgId = randomUUID();
     const userId = randomUUID();
     const parent = await db.prisma.folder.create({
-      data: { orgId, name: "Parent", createdByUserId: userId },
+      data: { orgId, name: "Parent", nameKey: "parent", createdByUserId: userId },
     });
     await db.prisma.folder.create({
-      data: { orgId, name: "Child", parentId: parent.id, createdByUserId: userId },
+      data: { orgId, name: "Child", nameKey: "child", parentId: parent.id, createdByUserId: userId },
     });
 
     await expect(db.prisma.folder.delete({ where: { id: parent.id } })).rejects.toThrow(/foreign key/i);
+  });
+});
+
+describe("folder name uniqueness", () => {
+  it("refuses a second folder with the same name key under one parent, top level included", async () => {
+    const orgId = randomUUID();
+    const createdByUserId = randomUUID();
+    const folder = (name: string, parentId: string | null = null, org = orgId) =>
+      db.prisma.folder.create({
+        data: { orgId: org, name, nameKey: name.toLowerCase(), parentId, createdByUserId },
+      });
+    const top = await folder("Plans");
+    await expect(folder("PLANS")).rejects.toMatchObject({ code: "P2002" });
+    const child = await folder("Plans", top.id);
+    await expect(folder("plans", top.id)).rejects.toMatchObject({ code: "P2002" });
+    // The same name elsewhere is fine: under another parent, or in another org.
+    await folder("Plans", child.id);
+    await folder("Plans", null, randomUUID());
+    expect(await db.prisma.folder.count({ where: { orgId, nameKey: "plans" } })).toBe(3);
   });
 });

@@ -99,6 +99,7 @@ describe("applyMigrations", () => {
       visibility: "text",
       created_by_user_id: "uuid",
       created_at: "timestamp with time zone",
+      name_key: "text",
     });
     expect(describe("projects")).toEqual({
       id: "uuid",
@@ -119,6 +120,8 @@ describe("applyMigrations", () => {
     expect(indexes.map((index) => index.indexname)).toEqual([
       "folders_org_id_id_key",
       "folders_org_id_parent_id_idx",
+      "folders_org_id_parent_id_name_key_key",
+      "folders_org_id_top_level_name_key_key",
       "folders_pkey",
       "projects_org_id_name_id_idx",
       "projects_pkey",

@@ -2,11 +2,13 @@ import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import type { Http2ServerResponse } from "node:http2";
 import {
+  type DescField,
   type DescMethod,
   type DescService,
   fromBinary,
   type JsonValue,
   type Registry,
+  ScalarType,
   toBinary,
   toJson,
 } from "@bufbuild/protobuf";
@@ -74,6 +76,14 @@ export interface HttpTranscoderOptions {
   readonly requestId?: (req: NodeServerRequest, res: NodeServerResponse) => string;
   /** Options of the JSON mapping. */
   readonly jsonOptions?: HttpTranscoderJsonOptions;
+  /**
+   * Send the next page of a paginated list (AIP-158) as a `Link: <...>; rel="next"` header (RFC
+   * 8288) instead of `nextPageToken` in the body. It applies to the GET routes whose request has
+   * a string `page_token` and whose response a string `next_page_token` (and no `response_body`):
+   * the link is the request's own path and query with `pageToken` set to the next token. Default
+   * false.
+   */
+  readonly pageLinks?: boolean;
 }
 
 /** The default of {@link HttpTranscoderOptions.maxBodyBytes}: 1 MiB. */
@@ -113,7 +123,8 @@ interface CompiledRoute {
   readonly route: HttpRoute;
   readonly handler: UniversalHandler;
   readonly readMessage: RequestMessageReader;
-  readonly writeResponse: (bytes: Uint8Array) => string;
+  /** The JSON body of a response, and the address of the next page if there is one. */
+  readonly writeResponse: (bytes: Uint8Array) => { body: string; nextPageToken?: string };
   readonly successStatus: number;
   readonly hasBody: boolean;
 }
@@ -181,6 +192,8 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
         ? route.responseBodyField.name
         : route.responseBodyField.jsonName
       : undefined;
+    const nextPageField = options.pageLinks === true ? nextPageTokenField(route) : undefined;
+    const nextPageKey = writeOptions.useProtoFieldName ? nextPageField?.name : nextPageField?.jsonName;
     return {
       route,
       handler,
@@ -188,9 +201,16 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
       writeResponse(bytes) {
         const json = toJson(method.output, fromBinary(method.output, bytes), writeOptions);
         completeJson(json);
+        if (nextPageKey !== undefined) {
+          const { [nextPageKey]: token, ...rest } = json as Record<string, JsonValue>;
+          return {
+            body: JSON.stringify(rest),
+            ...(typeof token === "string" && token !== "" ? { nextPageToken: token } : {}),
+          };
+        }
         const body =
           responseKey === undefined ? json : ((json as Record<string, JsonValue>)[responseKey] ?? null);
-        return JSON.stringify(body);
+        return { body: JSON.stringify(body) };
       },
       successStatus: options.successStatus?.(method) ?? 200,
       hasBody: route.body !== undefined,
@@ -293,8 +313,11 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
     if (response.status !== 200) {
       throw connectErrorFrom(response, responseBytes);
     }
-    const json = entry.writeResponse(responseBytes);
+    const { body: json, nextPageToken } = entry.writeResponse(responseBytes);
     forwardResponseHeaders(response, res);
+    if (nextPageToken !== undefined) {
+      res.appendHeader("link", `<${nextPageUrl(req.url ?? "/", nextPageToken)}>; rel="next"`);
+    }
     res.statusCode = entry.successStatus;
     res.setHeader("content-type", "application/json");
     res.end(json);
@@ -330,6 +353,28 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
       },
     );
   };
+}
+
+/**
+ * The `next_page_token` field of a paginated GET route's response (AIP-158), which the
+ * `pageLinks` option sends as a `Link` header; undefined for a route that is not paginated.
+ */
+export function nextPageTokenField(route: HttpRoute): DescField | undefined {
+  if (route.httpMethod !== "GET" || route.responseBodyField !== undefined) return undefined;
+  const pageToken = route.method.input.fields.find((f) => f.name === "page_token");
+  const next = route.method.output.fields.find((f) => f.name === "next_page_token");
+  const isString = (f: DescField | undefined) => f?.fieldKind === "scalar" && f.scalar === ScalarType.STRING;
+  return isString(pageToken) && isString(next) ? next : undefined;
+}
+
+/** The request's own path and query, with the page token (under either name) replaced. */
+function nextPageUrl(url: string, token: string): string {
+  const q = url.indexOf("?");
+  const path = q < 0 ? url : url.slice(0, q);
+  const query = new URLSearchParams(q < 0 ? "" : url.slice(q + 1));
+  query.delete("page_token");
+  query.set("pageToken", token);
+  return `${path}?${query.toString()}`;
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });

@@ -10,6 +10,7 @@ export {
   type NodeHandlerFn,
   type NodeServerRequest,
   type NodeServerResponse,
+  nextPageTokenField,
 } from "./http-transcoder.js";
 export {
   type PathTemplate,

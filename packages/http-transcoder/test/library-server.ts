@@ -109,7 +109,12 @@ function libraryImpl(received: Received[]): ServiceImpl<typeof LibraryService> {
     },
     listBooks(req, context) {
       record(received, "ListBooks", m.listBooks.input, req, context);
-      return { books: [{ name: `${req.parent}/books/1`, title: "One", details: { publisher: "P" } }] };
+      // Pages of one book: a second page follows the first, none the second.
+      const nextPageToken = req.pageSize === 1 && req.pageToken === "" ? "page 2/+" : "";
+      return {
+        books: [{ name: `${req.parent}/books/1`, title: "One", details: { publisher: "P" } }],
+        nextPageToken,
+      };
     },
     getBook(req, context) {
       record(received, "GetBook", m.getBook.input, req, context);

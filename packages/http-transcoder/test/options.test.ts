@@ -153,4 +153,34 @@ describe("createHttpTranscoder options", () => {
       await server.close();
     }
   });
+
+  it("sends the next page as a Link header instead of nextPageToken with pageLinks", async () => {
+    const server = await startLibraryServer({ pageLinks: true });
+    try {
+      const first = await fetch(`${server.baseUrl}/v1/shelves/s1/books?pageSize=1&tags=a&page_token=`);
+      const body = await first.json();
+      expect(Object.keys(body)).toEqual(["books"]);
+      const link = first.headers.get("link");
+      expect(link).toBe('</v1/shelves/s1/books?pageSize=1&tags=a&pageToken=page+2%2F%2B>; rel="next"');
+      // The link, followed as it is, reaches the next page, which is the last: no Link.
+      const target = /^<([^>]+)>/.exec(link ?? "")?.[1];
+      const second = await fetch(`${server.baseUrl}${target}`);
+      expect(second.status).toBe(200);
+      expect(second.headers.get("link")).toBeNull();
+      expect(server.received.at(-1)).toMatchObject({ request: { pageToken: "page 2/+", pageSize: 1 } });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("keeps nextPageToken in the body without pageLinks", async () => {
+    const server = await startLibraryServer();
+    try {
+      const response = await fetch(`${server.baseUrl}/v1/shelves/s1/books?pageSize=1`);
+      expect(response.headers.get("link")).toBeNull();
+      expect(await response.json()).toMatchObject({ nextPageToken: "page 2/+" });
+    } finally {
+      await server.close();
+    }
+  });
 });

@@ -4,6 +4,7 @@ import {
   type HttpRoute,
   type HttpTranscoderJsonOptions,
   isStringLikeMessage,
+  nextPageTokenField,
 } from "@folio/http-transcoder";
 import { createCommentLookup } from "./comments.js";
 import {
@@ -70,6 +71,11 @@ export interface OpenApiDocumentOptions {
    * field names instead of JSON names, enum numbers instead of names in responses.
    */
   readonly jsonOptions?: Pick<HttpTranscoderJsonOptions, "useProtoFieldName" | "enumAsInteger">;
+  /**
+   * Whether the transcoder sends next pages as `Link` headers (`createHttpTranscoder({ pageLinks
+   * })`): paginated responses then document the header, and not `nextPageToken` in the body.
+   */
+  readonly pageLinks?: boolean;
 }
 
 /** Bearer-token (RFC 6750) authentication of the operations. */
@@ -238,7 +244,7 @@ function operationFor(route: HttpRoute, context: OperationContext): OperationObj
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(requestBody !== undefined ? { requestBody } : {}),
     responses: {
-      [String(status)]: successResponse(route, status, schemas, comments),
+      [String(status)]: successResponse(route, status, schemas, comments, options.pageLinks ?? false),
       ...errorResponses(route, requestBody !== undefined, requiredScope, options),
     },
   };
@@ -422,17 +428,31 @@ function successResponse(
   status: number,
   schemas: SchemaBuilder,
   comments: ReturnType<typeof createCommentLookup>,
+  pageLinks: boolean,
 ): ResponseObject {
   let schema: SchemaObject;
   let description = status === 201 ? "Created." : "OK.";
+  const nextPage = pageLinks ? nextPageTokenField(route) : undefined;
   if (route.responseBodyField !== undefined) {
     schema = schemas.fieldSchema(route.responseBodyField, "response");
     const comment = comments(route.responseBodyField);
     if (comment !== undefined) description = `${description} ${comment}`;
+  } else if (nextPage !== undefined) {
+    schema = schemas.messageSchemaWithout(route.method.output, "response", new Set([nextPage.name]));
   } else {
     schema = schemas.messageRef(route.method.output, "response");
   }
-  return { description, content: { "application/json": { schema } } };
+  const response: ResponseObject = { description, content: { "application/json": { schema } } };
+  if (nextPage !== undefined) {
+    response.headers = {
+      Link: {
+        description:
+          'The next page, when there is one: `<path?query&pageToken=...>; rel="next"` (RFC 8288), the request\'s own path and query with `pageToken` set. Absent on the last page.',
+        schema: { type: "string" },
+      },
+    };
+  }
+  return response;
 }
 
 // ---------------------------------------------------------------------------------------------

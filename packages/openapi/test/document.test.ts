@@ -92,14 +92,16 @@ describe("the Folio API's OpenAPI document", () => {
     it("takes a JSON body with name (required), parentId and color", () => {
       expect(op.requestBody?.required).toBe(true);
       const body = resolve(op.requestBody?.content["application/json"]?.schema);
-      expect(Object.keys(body.properties ?? {})).toEqual(["name", "parentId", "color"]);
+      expect(Object.keys(body.properties ?? {})).toEqual(["name", "parentId", "color", "requestId"]);
       expect(body.required).toEqual(["name"]);
-      expect(body.properties?.name).toMatchObject({
-        type: "string",
-        description: "Name of the new folder; must not be empty.",
-      });
+      // The rules decided for what the spec leaves open reach the document from the proto.
+      expect(body.properties?.name).toMatchObject({ type: "string" });
+      expect(body.properties?.name?.description).toContain("1 to 255 characters");
+      expect(body.properties?.name?.description).toContain("compared case-insensitively");
       expect(body.properties?.parentId).toMatchObject({ type: "string", format: "uuid" });
       expect(body.properties?.color).toMatchObject({ type: "string" });
+      expect(body.properties?.color?.description).toContain("`#rgb` or `#rrggbb`");
+      expect(body.properties?.requestId?.description).toContain("Idempotency-Key");
       expect(op.parameters).toBeUndefined();
     });
 
@@ -110,11 +112,23 @@ describe("the Folio API's OpenAPI document", () => {
 
     it("documents its declared errors, and the ones of any route with a body, with the error envelope", () => {
       const errorStatuses = Object.keys(op.responses).filter((status) => Number(status) >= 400);
-      expect(errorStatuses).toEqual(["400", "401", "403", "404", "413", "415", "429", "500"]);
+      expect(errorStatuses).toEqual(["400", "401", "403", "404", "409", "413", "415", "429", "500"]);
       const notFound = op.responses["404"] as ResponseObject;
       expect(notFound.description).toContain(
         "`not_found`: The parent folder does not exist in the caller's organisation.",
       );
+      const conflict = op.responses["409"] as ResponseObject;
+      expect(conflict.description).toContain(
+        "`already_exists`: The parent already holds a folder of that name",
+      );
+      expect(conflict.description).toContain(
+        "`aborted`: A request with the same idempotency key is still running",
+      );
+      expect(Object.keys(conflict.content?.["application/json"]?.examples ?? {})).toEqual([
+        "already_exists",
+        "aborted",
+      ]);
+      expect(op.description).toContain("Idempotency-Key");
       expect((op.responses["415"] as ResponseObject).description).toContain("Content-Type");
     });
   });
@@ -133,9 +147,21 @@ describe("the Folio API's OpenAPI document", () => {
       });
     });
 
-    it("has no request body and no parameters", () => {
+    it("sends the next page in a Link header, not in the body", () => {
+      const ok = op.responses["200"] as ResponseObject;
+      expect(ok.headers?.Link?.description).toContain('rel="next"');
+    });
+
+    it("has no request body; paging and filters are query parameters", () => {
       expect(op.requestBody).toBeUndefined();
-      expect(op.parameters).toBeUndefined();
+      expect(op.parameters?.map((p) => [p.name, p.in, p.schema])).toEqual([
+        ["pageSize", "query", { type: "integer", format: "int32" }],
+        ["pageToken", "query", { type: "string" }],
+        ["namePrefix", "query", { type: "string" }],
+        ["city", "query", { type: "string" }],
+        ["country", "query", { type: "string" }],
+        ["postalCode", "query", { type: "string" }],
+      ]);
     });
 
     it("requires a bearer token with the scope project:read", () => {
@@ -217,7 +243,7 @@ describe("the Folio API's OpenAPI document", () => {
         }
       }
     }
-    expect(count).toBe(14);
+    expect(count).toBe(15);
 
     const envelope = document.components.schemas.ErrorEnvelope as SchemaObject;
     expect(envelope.required).toEqual(["error"]);

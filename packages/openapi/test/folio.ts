@@ -42,5 +42,6 @@ export function folioDocument(): OpenApiDocument {
       hasOption(method, http_success_status) ? getOption(method, http_success_status) : undefined,
     errorResponses: (method) => getOption(method, errors),
     stringFormat: uuidForIdFields,
+    pageLinks: true,
   });
 }

@@ -5,7 +5,7 @@ export function isUuid(value: string): boolean {
   return UUID.test(value);
 }
 
-/** True when Prisma reports a foreign-key violation (P2003). */
-export function isForeignKeyViolation(error: unknown): boolean {
-  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "P2003";
+/** True when Prisma reports a unique-constraint violation (P2002). */
+export function isUniqueViolation(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "P2002";
 }
