@@ -148,7 +148,12 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   }, 3_600_000);
   purge.unref();
 
-  const authenticated = { interceptors: [createAuthInterceptor({ verify, requiredScope })] };
+  const errorInterceptor = createErrorInterceptor(logger);
+  // A service's own interceptors replace the router's (they are not added to them), so the error
+  // interceptor is named here too, outermost: it sees every failure, including the auth ones.
+  const authenticated = {
+    interceptors: [errorInterceptor, createAuthInterceptor({ verify, requiredScope })],
+  };
   const contextValues = (req: { headers: Record<string, string | string[] | undefined> }) =>
     createContextValues().set(requestIdKey, String(req.headers[REQUEST_ID_HEADER]));
   let router: ConnectRouter | undefined;
@@ -159,7 +164,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       registerServerReflection(r, { services });
       router = r;
     },
-    interceptors: [createErrorInterceptor(logger)],
+    interceptors: [errorInterceptor],
     contextValues,
   });
   // REST reaches the very same handlers (and so the same interceptors) as Connect and gRPC.

@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { FolderService } from "@folio/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFolder, type Outcome, VIAS } from "./api.js";
 import { startTestServer, type TestServer } from "./harness.js";
@@ -320,5 +322,34 @@ describe("idempotency keys across protocols", () => {
       await createFolder(server, "connect", { name: "Both", requestId: key }, { token }),
     );
     expect(connect.id).toBe(rest.id);
+  });
+});
+
+describe.each(["grpc", "grpc-web"] as const)("CreateFolder over %s", (protocol) => {
+  it("checks in the same order, and replays by request_id", async () => {
+    const client = createClient(FolderService, server.transport(protocol));
+    const { orgId, token } = await newCaller();
+    const code = (call: Promise<unknown>) =>
+      call.then(
+        () => "ok",
+        (e: unknown) => ConnectError.from(e).code,
+      );
+    const auth = (t: string) => ({ headers: { authorization: `Bearer ${t}` } });
+    await client.createFolder({ name: "Taken" }, auth(token));
+    const readOnly = await server.issuer.sign({ scope: "project:read" });
+    const invalidAndMissing = { name: "..", parentId: randomUUID() };
+    expect(await code(client.createFolder(invalidAndMissing))).toBe(Code.Unauthenticated);
+    expect(await code(client.createFolder(invalidAndMissing, auth(readOnly)))).toBe(Code.PermissionDenied);
+    expect(await code(client.createFolder(invalidAndMissing, auth(token)))).toBe(Code.InvalidArgument);
+    expect(await code(client.createFolder({ name: "Taken", parentId: randomUUID() }, auth(token)))).toBe(
+      Code.NotFound,
+    );
+    expect(await code(client.createFolder({ name: "TAKEN" }, auth(token)))).toBe(Code.AlreadyExists);
+
+    const requestId = randomUUID();
+    const first = await client.createFolder({ name: "Keyed", requestId }, auth(token));
+    const again = await client.createFolder({ name: "Keyed", requestId }, auth(token));
+    expect(again.folder?.id).toBe(first.folder?.id);
+    expect(await folderCount(orgId)).toBe(2);
   });
 });

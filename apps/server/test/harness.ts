@@ -31,8 +31,17 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** Options of {@link startTestServer}. */
+export interface TestServerOptions {
+  /** Receives every log line of the server, parsed; without it the server logs nothing. */
+  readonly log?: (line: Record<string, unknown>) => void;
+}
+
 /** Starts a server backed by a fresh test database (real PostgreSQL when DATABASE_URL is set). */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  options: TestServerOptions = {},
+): Promise<TestServer> {
   const database = await createTestDatabase();
   const issuer = await createTestIssuer();
   const dir = await mkdtemp(join(tmpdir(), "folio-server-"));
@@ -47,7 +56,15 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     AUTH_AUDIENCE: TEST_AUDIENCE,
     ...env,
   });
-  const app = await createApp(config, pino({ level: "silent" }));
+  const log = options.log;
+  const logger =
+    log === undefined
+      ? pino({ level: "silent" })
+      : pino(
+          { level: "info" },
+          { write: (line: string) => log(JSON.parse(line) as Record<string, unknown>) },
+        );
+  const app = await createApp(config, logger);
   const server: Listening = await listen(app.handler, { host: "127.0.0.1", port: 0 });
   const baseUrl = `http://127.0.0.1:${server.port}`;
   const pool = new pg.Pool({ connectionString: database.url, max: 2 });
