@@ -14,6 +14,7 @@ import { type ConnectRouter, createContextValues } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import {
   assertEveryMethodHasScope,
+  callerKey,
   createAccessTokenVerifier,
   createAuthInterceptor,
   type DevelopmentIssuer,
@@ -25,6 +26,8 @@ import { registerServerReflection } from "@folio/grpc-reflection";
 import { createHttpTranscoder } from "@folio/http-transcoder";
 import { createApiDocsHandler, createOpenApiDocument, uuidForIdFields } from "@folio/openapi";
 import { errors, FolderService, http_success_status, ProjectService, required_scope } from "@folio/proto";
+import { createRateLimiter, createRateLimitInterceptor, type RateLimiter, tokenKey } from "@folio/rate-limit";
+import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { seedDemoProjects } from "./demo.js";
 import type { Config } from "./env.js";
@@ -68,8 +71,41 @@ export function createFolioOpenApiDocument() {
     errorResponses: (method) => getOption(method, errors),
     stringFormat: uuidForIdFields,
     pageLinks: true,
+    responseHeaders: (status) => ({
+      ...(status === 401 ? {} : RATE_LIMIT_HEADERS),
+      ...(status === 429 || status === 409
+        ? {
+            "Retry-After": {
+              description:
+                "Seconds to wait before retrying: on 429 until the rate limit allows another request, on 409 `aborted` until the request with the same idempotency key has likely finished.",
+              schema: { type: "integer", minimum: 1 },
+            },
+          }
+        : {}),
+    }),
   });
 }
+
+/** Rate-limit headers of authenticated responses (draft-ietf-httpapi-ratelimit-headers-06). */
+const RATE_LIMIT_HEADERS = {
+  "RateLimit-Limit": {
+    description:
+      "Requests allowed per window by the policy closest to being exceeded (per token or per organisation).",
+    schema: { type: "integer" },
+  },
+  "RateLimit-Remaining": {
+    description: "Requests left in the current window of that policy.",
+    schema: { type: "integer" },
+  },
+  "RateLimit-Reset": {
+    description: "Seconds until that policy's window resets.",
+    schema: { type: "integer" },
+  },
+  "RateLimit-Policy": {
+    description: "The policies applied, e.g. `1200;w=60, 6000;w=60` (requests;w=window in seconds).",
+    schema: { type: "string" },
+  },
+} as const;
 
 /** The assembled server, ready to be mounted on a port. */
 export interface App {
@@ -148,11 +184,33 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   }, 3_600_000);
   purge.unref();
 
+  const { limiter, redis } = await createLimiter(config, logger);
+
   const errorInterceptor = createErrorInterceptor(logger);
   // A service's own interceptors replace the router's (they are not added to them), so the error
   // interceptor is named here too, outermost: it sees every failure, including the auth ones.
+  // Rate limits count authenticated calls only, after the scope check: who to charge is known then.
   const authenticated = {
-    interceptors: [errorInterceptor, createAuthInterceptor({ verify, requiredScope })],
+    interceptors: [
+      errorInterceptor,
+      createAuthInterceptor({ verify, requiredScope }),
+      ...(limiter === undefined
+        ? []
+        : [
+            createRateLimitInterceptor({
+              limiter,
+              keys(req) {
+                const caller = req.contextValues.get(callerKey);
+                const authorization = req.header.get("authorization");
+                return caller && authorization
+                  ? { org: caller.orgId, token: tokenKey(authorization) }
+                  : undefined;
+              },
+              onError: (error) =>
+                logger.warn({ err: error }, "rate limiter unavailable; request not limited"),
+            }),
+          ]),
+    ],
   };
   const contextValues = (req: { headers: Record<string, string | string[] | undefined> }) =>
     createContextValues().set(requestIdKey, String(req.headers[REQUEST_ID_HEADER]));
@@ -223,10 +281,43 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     purgeExpiredIdempotencyKeys: () => idempotency.purgeExpired(),
     async close() {
       clearInterval(purge);
+      await limiter?.close();
+      redis?.disconnect();
       await db.close();
       await embedded?.stop();
     },
   };
+}
+
+/** The rate limiter of the configuration: none, in memory, or in the Redis of REDIS_URL. */
+async function createLimiter(
+  config: Config,
+  logger: Logger,
+): Promise<{ limiter?: RateLimiter; redis?: Redis }> {
+  const { orgRequests, tokenRequests, windowSeconds, redisUrl } = config.rateLimit;
+  if (orgRequests === 0) {
+    logger.warn("rate limiting is off (RATE_LIMIT_ORG_REQUESTS=0)");
+    return {};
+  }
+  let redis: Redis | undefined;
+  if (redisUrl !== undefined) {
+    // Commands fail fast rather than queue while Redis is away: the limiter then lets calls through.
+    redis = new Redis(redisUrl, { lazyConnect: true, commandTimeout: 1000, maxRetriesPerRequest: 1 });
+    redis.on("error", (error: unknown) => logger.warn({ err: error }, "redis error"));
+    await redis.connect();
+  }
+  const limiter = createRateLimiter({
+    rules: {
+      org: { name: "org", points: orgRequests, durationSeconds: windowSeconds },
+      token: { name: "token", points: tokenRequests, durationSeconds: windowSeconds },
+    },
+    ...(redis === undefined ? {} : { redis }),
+  });
+  logger.info(
+    { orgRequests, tokenRequests, windowSeconds, store: redis === undefined ? "memory" : "redis" },
+    "rate limits",
+  );
+  return { limiter, ...(redis === undefined ? {} : { redis }) };
 }
 
 function respond(res: Parameters<NodeHandler>[1], status: number, contentType: string, body: string): void {

@@ -42,6 +42,11 @@ describe("configuration", () => {
       { AUTH_JWKS_FILE: "/x", AUTH_ISSUER: "i", AUTH_AUDIENCE: "a", AUTH_ALGORITHMS: "HS256" },
       "AUTH_ALGORITHMS",
     ],
+    [{ PAGE_TOKEN_SECRET: "too short" }, "PAGE_TOKEN_SECRET"],
+    [{ RATE_LIMIT_ORG_REQUESTS: "0" }, "RATE_LIMIT_ORG_REQUESTS"],
+    [{ RATE_LIMIT_TOKEN_REQUESTS: "-5" }, "RATE_LIMIT_TOKEN_REQUESTS"],
+    [{ RATE_LIMIT_WINDOW_SECONDS: "0" }, "RATE_LIMIT_WINDOW_SECONDS"],
+    [{ REDIS_URL: "localhost:6379" }, "REDIS_URL"],
   ])("stops start-up with one line naming the variable for %j", (env, variable) => {
     const { status, stderr } = startWith(env);
     expect(status).toBe(1);

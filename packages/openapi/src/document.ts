@@ -76,6 +76,14 @@ export interface OpenApiDocumentOptions {
    * })`): paginated responses then document the header, and not `nextPageToken` in the body.
    */
   readonly pageLinks?: boolean;
+  /**
+   * Headers a response of an operation may carry, by HTTP status (say, `Retry-After` on 429, or
+   * rate-limit headers on every response); added to those the document knows of itself.
+   */
+  readonly responseHeaders?: (
+    status: number,
+    method: DescMethod,
+  ) => Readonly<Record<string, { description?: string; schema: SchemaObject }>> | undefined;
 }
 
 /** Bearer-token (RFC 6750) authentication of the operations. */
@@ -249,6 +257,14 @@ function operationFor(route: HttpRoute, context: OperationContext): OperationObj
     },
   };
 
+  if (options.responseHeaders !== undefined) {
+    for (const [status, response] of Object.entries(operation.responses)) {
+      const headers = options.responseHeaders(Number(status), method);
+      if (headers !== undefined && Object.keys(headers).length > 0) {
+        (response as ResponseObject).headers = { ...(response as ResponseObject).headers, ...headers };
+      }
+    }
+  }
   if (options.security !== undefined) {
     operation.security = requiredScope === undefined ? [] : [{ [context.schemeName]: [requiredScope] }];
   }

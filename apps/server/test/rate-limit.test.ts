@@ -1,0 +1,162 @@
+import { randomUUID } from "node:crypto";
+import { Socket } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFolder, listProjects, VIAS } from "./api.js";
+import { startTestServer, type TestServer } from "./harness.js";
+
+/** Per token 3 calls a minute, per org 5. */
+const LIMITS = {
+  RATE_LIMIT_TOKEN_REQUESTS: "3",
+  RATE_LIMIT_ORG_REQUESTS: "5",
+  RATE_LIMIT_WINDOW_SECONDS: "60",
+};
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer(LIMITS);
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+describe.each(VIAS)("rate limits over %s", (via) => {
+  it("counts per token and per org, and refuses with 429 resource_exhausted, Retry-After and RateLimit-*", async () => {
+    const orgId = randomUUID();
+    const [first, second] = await Promise.all([
+      server.issuer.sign({ org_id: orgId }),
+      server.issuer.sign({ org_id: orgId }),
+    ]);
+    const remaining: (string | null)[] = [];
+    for (let i = 0; i < 3; i++) {
+      const outcome = await listProjects(server, via, {}, { token: first as string });
+      expect(outcome.code).toBe("ok");
+      expect(outcome.headers.get("ratelimit-limit")).toBe("3");
+      remaining.push(outcome.headers.get("ratelimit-remaining"));
+    }
+    expect(remaining).toEqual(["2", "1", "0"]);
+    const refused = await listProjects(server, via, {}, { token: first as string });
+    expect(refused.code).toBe("resource_exhausted");
+    if (via === "rest") {
+      expect(refused.status).toBe(429);
+      expect(Object.keys(refused.json?.error as object)).toEqual(["code", "message", "requestId", "details"]);
+    }
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.headers.get("retry-after"))).toBeLessThanOrEqual(60);
+    expect(refused.headers.get("ratelimit-remaining")).toBe("0");
+    expect(refused.headers.get("ratelimit-policy")).toMatch(/;w=60/);
+
+    // The org's second token has its own 3, but the org only 2 left of its 5.
+    expect((await listProjects(server, via, {}, { token: second as string })).code).toBe("ok");
+    expect((await listProjects(server, via, {}, { token: second as string })).code).toBe("ok");
+    const orgRefused = await listProjects(server, via, {}, { token: second as string });
+    expect(orgRefused.code).toBe("resource_exhausted");
+    expect(orgRefused.headers.get("ratelimit-limit")).toBe("5");
+
+    // Another org is not affected.
+    expect((await listProjects(server, via, {}, { token: await server.issuer.sign() })).code).toBe("ok");
+  });
+
+  it("changes nothing for a refused create", async () => {
+    const orgId = randomUUID();
+    const token = await server.issuer.sign({ org_id: orgId });
+    for (let i = 0; i < 3; i++)
+      expect((await createFolder(server, via, { name: `F${i}` }, { token })).code).toBe("ok");
+    expect((await createFolder(server, via, { name: "F3" }, { token })).code).toBe("resource_exhausted");
+    const rows = await server.sql("select name from folders where org_id = $1 order by name", [orgId]);
+    expect(rows.map((r) => r.name)).toEqual(["F0", "F1", "F2"]);
+  });
+
+  it("does not count calls that fail authentication", async () => {
+    const orgId = randomUUID();
+    for (let i = 0; i < 5; i++)
+      expect((await listProjects(server, via, {}, { token: "not-a-token" })).code).toBe("unauthenticated");
+    expect(
+      (await listProjects(server, via, {}, { token: await server.issuer.sign({ org_id: orgId }) })).code,
+    ).toBe("ok");
+  });
+});
+
+/** Whether Redis answers on the URL's port; in CI it must. */
+async function redisReachable(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    socket.setTimeout(500);
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+    socket.once("timeout", () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.connect(Number(port || 6379), hostname);
+  });
+}
+
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const withRedis = process.env.CI === "true" || (await redisReachable(REDIS_URL));
+
+describe.skipIf(!withRedis)("rate limits with REDIS_URL", () => {
+  let a: TestServer;
+  let b: TestServer;
+  beforeAll(async () => {
+    [a, b] = await Promise.all([
+      startTestServer({ ...LIMITS, REDIS_URL }),
+      startTestServer({ ...LIMITS, REDIS_URL }),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([a?.close(), b?.close()]);
+  });
+
+  it("shares one limit between two server instances", async () => {
+    // Both instances must accept the token: b trusts a's issuer through its own JWKS file, so the
+    // token is signed by each server's issuer for the same org and user.
+    const orgId = randomUUID();
+    const userId = randomUUID();
+    const onA = await a.issuer.sign({ org_id: orgId, sub: userId });
+    expect((await listProjects(a, "rest", {}, { token: onA })).code).toBe("ok");
+    expect((await listProjects(a, "rest", {}, { token: onA })).code).toBe("ok");
+    const onB = await b.issuer.sign({ org_id: orgId, sub: userId });
+    // Another token, same org: 2 of the org's 5 are gone on instance a.
+    for (let i = 0; i < 3; i++) expect((await listProjects(b, "rest", {}, { token: onB })).code).toBe("ok");
+    const refused = await listProjects(b, "connect", {}, { token: onB });
+    expect(refused.code).toBe("resource_exhausted");
+    expect(refused.headers.get("ratelimit-limit")).toBe("3");
+    const orgRefused = await listProjects(a, "rest", {}, { token: await a.issuer.sign({ org_id: orgId }) });
+    expect(orgRefused.code).toBe("resource_exhausted");
+    expect(orgRefused.headers.get("ratelimit-limit")).toBe("5");
+  });
+});
+
+describe("the served OpenAPI document", () => {
+  it("lists the six errors of each operation (and 409 of CreateFolder) with the envelope, and the rate-limit headers", async () => {
+    const document = (await (await fetch(`${server.baseUrl}/api/v1/openapi.json`)).json()) as {
+      paths: Record<
+        string,
+        Record<string, { responses: Record<string, { headers?: object; content?: object }> }>
+      >;
+    };
+    const operations = [
+      [document.paths["/api/v1/folders"]?.post, ["400", "401", "403", "404", "409", "429", "500"]],
+      [document.paths["/api/v1/projects"]?.get, ["400", "401", "403", "404", "429", "500"]],
+    ] as const;
+    for (const [operation, statuses] of operations) {
+      for (const status of statuses) {
+        expect(operation?.responses[status]?.content).toEqual({
+          "application/json": expect.objectContaining({
+            schema: { $ref: "#/components/schemas/ErrorEnvelope" },
+          }),
+        });
+      }
+      expect(Object.keys(operation?.responses["429"]?.headers ?? {})).toEqual(
+        expect.arrayContaining(["Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]),
+      );
+    }
+    expect(Object.keys(document.paths["/api/v1/folders"]?.post?.responses["409"]?.headers ?? {})).toContain(
+      "Retry-After",
+    );
+  });
+});
