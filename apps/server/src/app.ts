@@ -141,7 +141,10 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     await embedded?.stop();
     throw error;
   }
-  const db = createDb(url, { maxConnections: config.databasePoolSize });
+  // The embedded database gets one connection: its socket server multiplexes connections onto
+  // PGlite's single session message by message, so two connections' extended-protocol queries
+  // can interleave (one's Bind meets the other's Parse). One connection serialises them here.
+  const db = createDb(url, { maxConnections: embedded === undefined ? config.databasePoolSize : 1 });
 
   let developmentIssuer: DevelopmentIssuer | undefined;
   let verify: Awaited<ReturnType<typeof createAccessTokenVerifier>>;

@@ -54,6 +54,9 @@ export async function startTestServer(
     AUTH_JWKS_FILE: jwksFile,
     AUTH_ISSUER: TEST_ISSUER,
     AUTH_AUDIENCE: TEST_AUDIENCE,
+    // As the server does for its own embedded database: PGlite's socket server needs one
+    // connection at a time (see createApp).
+    ...(database.kind === "embedded" ? { DATABASE_POOL_SIZE: "1" } : {}),
     ...env,
   });
   const log = options.log;
@@ -67,7 +70,7 @@ export async function startTestServer(
   const app = await createApp(config, logger);
   const server: Listening = await listen(app.handler, { host: "127.0.0.1", port: 0 });
   const baseUrl = `http://127.0.0.1:${server.port}`;
-  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  const pool = new pg.Pool({ connectionString: database.url, max: database.kind === "embedded" ? 1 : 2 });
   return {
     baseUrl,
     app,

@@ -10,8 +10,10 @@ import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 
 /**
  * Connections accepted at once unless told otherwise. The socket server multiplexes every
- * connection onto PGlite's single session (queries queue, one runs at a time), so a connection
- * costs only a socket. Its own default of 1 breaks a `pg.Pool`: each connection beyond the limit
+ * connection onto PGlite's single session, so a connection costs only a socket; but it does so
+ * message by message, and extended-protocol queries (Parse/Bind/Execute) of two connections at
+ * the same instant can interleave and fail ("bind message supplies 4 parameters, but prepared
+ * statement requires 7"): a client that runs queries concurrently should use one connection. Its own default of 1 breaks a `pg.Pool`: each connection beyond the limit
  * is cut and its query fails with ECONNRESET. A pool of 10 (pg's and Prisma's default) needs 10,
  * and every other client at the same time (a second pool, a migration runner, psql) needs its own,
  * so the default leaves room: 100, PostgreSQL's own `max_connections` default.
