@@ -1,0 +1,225 @@
+// Shared by the server benchmarks: a throwaway database on real PostgreSQL, a token issuer, the
+// server started from its build (dist/) as the test harness starts it, and the statistics printed.
+//
+// Run the benchmarks with Node 24, which strips the types of .ts files itself, after
+// `pnpm exec turbo run build` (they import ../dist, not ../src).
+
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import http from "node:http";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { createTestIssuer, TEST_AUDIENCE, TEST_ISSUER, type TestIssuer } from "@folio/test-support/tokens";
+import pg from "pg";
+import { pino } from "pino";
+import { createApp } from "../dist/app.js";
+import { loadConfig } from "../dist/env.js";
+import { listen } from "../dist/listen.js";
+
+/** The PostgreSQL server the benchmark databases are created on. */
+export const SERVER_URL = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+
+/** A database of the benchmark's own, `folio_bench_<random>`, dropped by {@link BenchDatabase.drop}. */
+export interface BenchDatabase {
+  readonly name: string;
+  readonly url: string;
+  drop(): Promise<void>;
+}
+
+export async function createBenchDatabase(): Promise<BenchDatabase> {
+  const name = `folio_bench_${randomBytes(6).toString("hex")}`;
+  await runOnServer(`CREATE DATABASE ${name}`);
+  const url = new URL(SERVER_URL);
+  url.pathname = `/${name}`;
+  let dropping: Promise<void> | undefined;
+  return {
+    name,
+    url: url.toString(),
+    drop() {
+      dropping ??= runOnServer(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      return dropping;
+    },
+  };
+}
+
+async function runOnServer(statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: SERVER_URL });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The server's environment: the issuer's JWKS in a file, rate limits off, a fixed page-token key. */
+export interface ServerEnvironment {
+  readonly env: Record<string, string>;
+  readonly issuer: TestIssuer;
+  readonly dir: string;
+}
+
+export async function serverEnvironment(
+  databaseUrl: string,
+  extra: Record<string, string> = {},
+): Promise<ServerEnvironment> {
+  const issuer = await createTestIssuer();
+  const dir = await mkdtemp(join(tmpdir(), "folio-bench-"));
+  const jwksFile = join(dir, "jwks.json");
+  await writeFile(jwksFile, JSON.stringify(issuer.jwks));
+  return {
+    issuer,
+    dir,
+    env: {
+      DATABASE_URL: databaseUrl,
+      DATA_DIR: dir,
+      HOST: "127.0.0.1",
+      PORT: "0",
+      AUTH_JWKS_FILE: jwksFile,
+      AUTH_ISSUER: TEST_ISSUER,
+      AUTH_AUDIENCE: TEST_AUDIENCE,
+      PAGE_TOKEN_SECRET: "folio-benchmark-page-token-secret-0123456789",
+      RATE_LIMIT_ORG_REQUESTS: "0",
+      RATE_LIMIT_TOKEN_REQUESTS: "0",
+      LOG_LEVEL: "silent",
+      ...extra,
+    },
+  };
+}
+
+/** A server listening on a random loopback port, in this process. */
+export interface RunningServer {
+  readonly baseUrl: string;
+  close(): Promise<void>;
+}
+
+/** Starts the server as the test harness does: createApp (which applies the migrations), then listen. */
+export async function startServer(env: Record<string, string>): Promise<RunningServer> {
+  const config = loadConfig(env);
+  const app = await createApp(config, pino({ level: "silent" }));
+  const server = await listen(app.handler, { host: "127.0.0.1", port: 0 });
+  return {
+    baseUrl: `http://127.0.0.1:${server.port}`,
+    async close() {
+      await server.close(1000);
+      await app.close();
+    },
+  };
+}
+
+export async function removeDir(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
+}
+
+/** Node's version, the CPUs and the load average, printed with the figures. */
+export function machine(): string {
+  const load = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
+  return `Node ${process.version}, ${availableParallelism()} CPUs, load average ${load}`;
+}
+
+/** One HTTP/1.1 response, read to its last byte. */
+export interface Response {
+  readonly status: number;
+  readonly headers: http.IncomingHttpHeaders;
+  readonly body: Buffer;
+  /** From sending the request to the last byte of the body. */
+  readonly ms: number;
+}
+
+/** Sends one request on `agent` (keep-alive) and reads the whole response. */
+export function send(
+  agent: http.Agent,
+  baseUrl: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<Response> {
+  const url = new URL(path, baseUrl);
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const req = http.request(
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        method,
+        path: url.pathname + url.search,
+        headers: body === undefined ? headers : { ...headers, "content-length": Buffer.byteLength(body) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks),
+            ms: performance.now() - started,
+          }),
+        );
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** The target of a `Link: <...>; rel="next"` header, if the response has one. */
+export function nextLink(headers: http.IncomingHttpHeaders): string | undefined {
+  const link = headers.link;
+  const values = Array.isArray(link) ? link : link === undefined ? [] : [link];
+  for (const value of values) {
+    const match = /<([^>]*)>\s*;\s*rel="?next"?/.exec(value);
+    if (match?.[1] !== undefined) return match[1];
+  }
+  return undefined;
+}
+
+/** Latency figures of a sample, in milliseconds. */
+export interface Summary {
+  readonly count: number;
+  readonly mean: number;
+  readonly p50: number;
+  readonly p95: number;
+  readonly p99: number;
+  readonly max: number;
+}
+
+export function summarize(samples: readonly number[]): Summary {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) =>
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? 0;
+  const sum = sorted.reduce((total, value) => total + value, 0);
+  return {
+    count: sorted.length,
+    mean: sorted.length === 0 ? 0 : sum / sorted.length,
+    p50: at(0.5),
+    p95: at(0.95),
+    p99: at(0.99),
+    max: sorted[sorted.length - 1] ?? 0,
+  };
+}
+
+/** Prints a Markdown table, numbers right-aligned (as docs/benchmarks.md has them). */
+export function printTable(header: readonly string[], rows: readonly (readonly (string | number)[])[]): void {
+  const cells = rows.map((row) =>
+    row.map((cell) =>
+      typeof cell !== "number" ? cell : Number.isInteger(cell) ? String(cell) : cell.toFixed(2),
+    ),
+  );
+  const widths = header.map((title, i) =>
+    Math.max(title.length, 3, ...cells.map((row) => (row[i] ?? "").length)),
+  );
+  const numeric = header.map((_, i) => rows.every((row) => typeof row[i] === "number" || row[i] === ""));
+  const line = (row: readonly string[]) =>
+    `| ${row.map((cell, i) => (numeric[i] ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0))).join(" | ")} |`;
+  console.log(line(header));
+  console.log(
+    `| ${widths.map((w, i) => (numeric[i] ? `${"-".repeat(w - 1)}:` : "-".repeat(w))).join(" | ")} |`,
+  );
+  for (const row of cells) console.log(line(row));
+}
