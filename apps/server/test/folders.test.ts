@@ -138,6 +138,10 @@ describe.each(VIAS)("CreateFolder over %s", (via) => {
       expect(clash.code).toBe("already_exists");
       if (via === "rest") expect(clash.status).toBe(409);
       expect(clash.errorInfo).toEqual({ reason: "FOLDER_NAME_TAKEN", metadata: { folderId: first.id } });
+      if (via === "rest") {
+        const [detail] = (clash.json?.error as { details: object[] }).details;
+        expect(Object.keys(detail ?? {})).toEqual(["type", "reason", "domain", "metadata"]);
+      }
     }
     // Under another parent, or in another org, the same name is free.
     const child = folderOf(

@@ -56,6 +56,17 @@ describe("REST at /api/v1", () => {
       createdByUserId: userId,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
+    // Absent fields read where the schema lists them, not at the end.
+    expect(Object.keys(response.json.folder)).toEqual([
+      "id",
+      "orgId",
+      "name",
+      "parentId",
+      "color",
+      "visibility",
+      "createdByUserId",
+      "createdAt",
+    ]);
     const child = await rest("POST", "/api/v1/folders", {
       body: JSON.stringify({ name: "2026", parentId: response.json.folder.id, color: "#00ff00" }),
     });

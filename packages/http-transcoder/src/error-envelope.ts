@@ -170,8 +170,10 @@ function findMessage(registry: Registry | undefined, typeName: string) {
 
 function withType(type: string, json: JsonValue): HttpErrorDetail {
   if (typeof json === "object" && json !== null && !Array.isArray(json)) {
-    // A field of the detail named "type" does not replace the type name.
-    return { ...(json as JsonObject), type };
+    // The type name first, as readers look for it; a field of the detail named "type" does not
+    // replace it.
+    const { type: _field, ...fields } = json as JsonObject;
+    return { type, ...fields };
   }
   return { type, value: json };
 }

@@ -199,8 +199,7 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
       handler,
       readMessage: createRequestMessageReader(route, readOptions),
       writeResponse(bytes) {
-        const json = toJson(method.output, fromBinary(method.output, bytes), writeOptions);
-        completeJson(json);
+        const json = completeJson(toJson(method.output, fromBinary(method.output, bytes), writeOptions));
         if (nextPageKey !== undefined) {
           const { [nextPageKey]: token, ...rest } = json as Record<string, JsonValue>;
           return {

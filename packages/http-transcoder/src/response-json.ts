@@ -3,14 +3,14 @@ import { hasCustomJsonRepresentation } from "@bufbuild/protobuf/wkt";
 
 /**
  * Completes the JSON of a message written with `alwaysEmitImplicit` so that every field is
- * present: the protobuf JSON mapping leaves out fields that are not set, which clients of a REST
+ * present, in the order of the message's fields: the protobuf JSON mapping leaves out fields that are not set, which clients of a REST
  * API read as "no such field". Implicit-presence fields already carry their defaults (`""`, `0`,
  * `[]`, `{}`); this adds `null` for every unset field with explicit presence (message fields,
  * `optional` fields, members of a oneof), in nested messages too.
  *
  * @private
  */
-export type JsonCompleter = (json: JsonValue) => void;
+export type JsonCompleter = (json: JsonValue) => JsonValue;
 
 interface FieldPlan {
   readonly key: string;
@@ -37,39 +37,49 @@ export function createJsonCompleter(message: DescMessage, useProtoFieldName: boo
     }
     return plan;
   };
-  const complete = (desc: DescMessage, json: JsonObject): void => {
-    for (const plan of planOf(desc)) {
+  // Returns the object completed: the same one when nothing was missing, else a copy with the
+  // keys in field order, so that an absent field reads where the schema lists it.
+  const complete = (desc: DescMessage, json: JsonObject): JsonObject => {
+    const fields = planOf(desc);
+    let missing = false;
+    for (const plan of fields) {
       const value = json[plan.key];
       if (value === undefined) {
-        if (plan.nullable) {
-          json[plan.key] = null;
-        }
+        if (plan.nullable) missing = true;
         continue;
       }
       if (plan.nested === undefined || value === null || plan.message === undefined) {
         continue;
       }
+      const nested = plan.message;
       switch (plan.nested) {
         case "message":
-          complete(plan.message, value as JsonObject);
+          json[plan.key] = complete(nested, value as JsonObject);
           break;
         case "list":
-          for (const item of value as JsonObject[]) complete(plan.message, item);
+          json[plan.key] = (value as JsonObject[]).map((item) => complete(nested, item));
           break;
         case "map":
-          for (const item of Object.values(value as JsonObject)) complete(plan.message, item as JsonObject);
+          for (const [k, item] of Object.entries(value as JsonObject)) {
+            (value as JsonObject)[k] = complete(nested, item as JsonObject);
+          }
           break;
       }
     }
+    if (!missing) return json;
+    const ordered: JsonObject = {};
+    for (const plan of fields) {
+      const value = json[plan.key];
+      if (value !== undefined) ordered[plan.key] = value;
+      else if (plan.nullable) ordered[plan.key] = null;
+    }
+    return ordered;
   };
   if (hasCustomJsonRepresentation(message)) {
-    return () => {};
+    return (json) => json;
   }
-  return (json) => {
-    if (typeof json === "object" && json !== null && !Array.isArray(json)) {
-      complete(message, json);
-    }
-  };
+  return (json) =>
+    typeof json === "object" && json !== null && !Array.isArray(json) ? complete(message, json) : json;
 }
 
 function planField(field: DescField, useProtoFieldName: boolean): FieldPlan {

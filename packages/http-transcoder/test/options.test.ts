@@ -183,4 +183,33 @@ describe("createHttpTranscoder options", () => {
       await server.close();
     }
   });
+
+  it("writes absent fields as null where the message lists them, nested messages too", async () => {
+    const server = await startLibraryServer();
+    try {
+      const response = await fetch(`${server.baseUrl}/v1/shelves/s1/books`);
+      const [book] = ((await response.json()) as { books: Record<string, unknown>[] }).books;
+      expect(Object.keys(book ?? {})).toEqual([
+        "name",
+        "title",
+        "tags",
+        "pages",
+        "genre",
+        "publishTime",
+        "details",
+        "labels",
+        "isbn",
+        "ebookUrl",
+        "printRun",
+      ]);
+      expect(Object.keys(book?.details as object)).toEqual([
+        "publisher",
+        "edition",
+        "formerTitles",
+        "origin",
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
 });
