@@ -139,7 +139,7 @@ describe.each(VIAS)("CreateFolder over %s", (via) => {
       if (via === "rest") expect(clash.status).toBe(409);
       expect(clash.errorInfo).toEqual({ reason: "FOLDER_NAME_TAKEN", metadata: { folderId: first.id } });
       if (via === "rest") {
-        const [detail] = (clash.json?.error as { details: object[] }).details;
+        const [detail] = (clash.json as { error: { details: object[] } }).error.details;
         expect(Object.keys(detail ?? {})).toEqual(["type", "reason", "domain", "metadata"]);
       }
     }

@@ -220,3 +220,44 @@ describe("ListProjects over REST", () => {
     expect(next.headers.get("link")).toBeNull();
   });
 });
+
+describe("page tokens with PAGE_TOKEN_SECRET", () => {
+  it("are accepted by every instance that shares the secret, and by no other", async () => {
+    const secret = "a-secret-shared-by-every-instance-0123456789";
+    const [a, b, c] = await Promise.all([
+      startTestServer({ PAGE_TOKEN_SECRET: secret }),
+      startTestServer({ PAGE_TOKEN_SECRET: secret }),
+      startTestServer({ PAGE_TOKEN_SECRET: `${secret}-other` }),
+    ]);
+    try {
+      const orgId = randomUUID();
+      // The same rows on each instance's database, as if they shared one.
+      const ids = [randomUUID(), randomUUID()];
+      for (const instance of [a, b, c]) {
+        await instance.sql(
+          "insert into projects (id, org_id, name) values ($2, $1, 'One'), ($3, $1, 'Two')",
+          [orgId, ...ids],
+        );
+      }
+      const tokenOn = (instance: TestServer) => instance.issuer.sign({ org_id: orgId });
+      const first = await listProjects(a, "rest", { pageSize: 1 }, { token: await tokenOn(a) });
+      expect(namesOf(first.json)).toEqual(["One"]);
+      const onB = await listProjects(
+        b,
+        "rest",
+        { pageToken: first.nextPageToken },
+        { token: await tokenOn(b) },
+      );
+      expect(namesOf(onB.json)).toEqual(["Two"]);
+      const onC = await listProjects(
+        c,
+        "rest",
+        { pageToken: first.nextPageToken },
+        { token: await tokenOn(c) },
+      );
+      expect(onC.code).toBe("invalid_argument");
+    } finally {
+      await Promise.all([a.close(), b.close(), c.close()]);
+    }
+  });
+});
