@@ -4,13 +4,12 @@
 // Run the benchmarks with Node 24, which strips the types of .ts files itself, after
 // `pnpm exec turbo run build` (they import ../dist, not ../src).
 
-import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { createDatabaseOnServer } from "@folio/test-support";
 import { createTestIssuer, TEST_AUDIENCE, TEST_ISSUER, type TestIssuer } from "@folio/test-support/tokens";
-import pg from "pg";
 import { pino } from "pino";
 import { createApp } from "../dist/app.js";
 import { loadConfig } from "../dist/env.js";
@@ -19,37 +18,9 @@ import { listen } from "../dist/listen.js";
 /** The PostgreSQL server the benchmark databases are created on. */
 export const SERVER_URL = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 
-/** A database of the benchmark's own, `folio_bench_<random>`, dropped by {@link BenchDatabase.drop}. */
-export interface BenchDatabase {
-  readonly name: string;
-  readonly url: string;
-  drop(): Promise<void>;
-}
-
-export async function createBenchDatabase(): Promise<BenchDatabase> {
-  const name = `folio_bench_${randomBytes(6).toString("hex")}`;
-  await runOnServer(`CREATE DATABASE ${name}`);
-  const url = new URL(SERVER_URL);
-  url.pathname = `/${name}`;
-  let dropping: Promise<void> | undefined;
-  return {
-    name,
-    url: url.toString(),
-    drop() {
-      dropping ??= runOnServer(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      return dropping;
-    },
-  };
-}
-
-async function runOnServer(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: SERVER_URL });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
+/** A database of the benchmark's own, `folio_bench_<random>`, dropped by `drop()`. */
+export function createBenchDatabase() {
+  return createDatabaseOnServer(SERVER_URL, "folio_bench");
 }
 
 /** The server's environment: the issuer's JWKS in a file, rate limits off, a fixed page-token key. */

@@ -20,21 +20,26 @@ export interface TestDatabase {
 /** Creates an empty database, with no migrations applied: callers apply those they need. */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const serverUrl = process.env.DATABASE_URL;
-  if (serverUrl) return createDatabaseOnServer(serverUrl);
+  if (serverUrl) return createDatabaseOnServer(serverUrl, "folio_test");
 
   const embedded = await startEmbeddedPostgres();
   return { url: embedded.url, kind: "embedded", drop: () => embedded.stop() };
 }
 
-async function createDatabaseOnServer(serverUrl: string): Promise<TestDatabase> {
+/** Creates `<prefix>_<random>` on the PostgreSQL server of `serverUrl` (benchmarks use it too). */
+export async function createDatabaseOnServer(
+  serverUrl: string,
+  prefix: string,
+): Promise<TestDatabase & { readonly name: string }> {
   // A new database per call: tests in parallel never see each other's rows.
-  const name = `folio_test_${randomBytes(6).toString("hex")}`;
+  const name = `${prefix}_${randomBytes(6).toString("hex")}`;
   await runOnServer(serverUrl, `CREATE DATABASE ${name}`);
 
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   let dropping: Promise<void> | undefined;
   return {
+    name,
     url: url.toString(),
     kind: "postgres",
     drop() {
