@@ -10,3 +10,4 @@ export * from "./gen/google/api/annotations_pb.js";
 export * from "./gen/google/api/field_behavior_pb.js";
 export * from "./gen/google/api/http_pb.js";
 export * from "./gen/google/rpc/error_details_pb.js";
+export { documentedErrors, requiredScope, successStatus } from "./options.js";

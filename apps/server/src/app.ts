@@ -1,14 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import {
-  createFileRegistry,
-  type DescMethod,
-  type DescService,
-  fromBinary,
-  getOption,
-  hasOption,
-} from "@bufbuild/protobuf";
+import { createFileRegistry, type DescService, fromBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { type ConnectRouter, createContextValues } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
@@ -21,11 +14,11 @@ import {
   loadDevelopmentIssuer,
 } from "@folio/auth";
 import { applyMigrations, createDb, type Db } from "@folio/db";
-import { type EmbeddedPostgres, startEmbeddedPostgres } from "@folio/embedded-postgres";
+import { EMBEDDED_POOL_SIZE, type EmbeddedPostgres, startEmbeddedPostgres } from "@folio/embedded-postgres";
 import { registerServerReflection } from "@folio/grpc-reflection";
 import { createHttpTranscoder } from "@folio/http-transcoder";
 import { createApiDocsHandler, createOpenApiDocument, uuidForIdFields } from "@folio/openapi";
-import { errors, FolderService, http_success_status, ProjectService, required_scope } from "@folio/proto";
+import { documentedErrors, FolderService, ProjectService, requiredScope, successStatus } from "@folio/proto";
 import { createRateLimiter, createRateLimitInterceptor, type RateLimiter, tokenKey } from "@folio/rate-limit";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
@@ -41,16 +34,6 @@ import { createProjectService } from "./services/projects.js";
 
 /** The services of the Folio API, in the order they are mounted. */
 export const services: readonly DescService[] = [FolderService, ProjectService];
-
-/** The scope a method requires, as declared with `(folio.v1.required_scope)` in the proto. */
-export function requiredScope(method: DescMethod): string | undefined {
-  return hasOption(method, required_scope) ? getOption(method, required_scope) : undefined;
-}
-
-/** HTTP status of a successful REST response, as declared with `(folio.v1.http_success_status)`. */
-export function successStatus(method: DescMethod): number {
-  return hasOption(method, http_success_status) ? getOption(method, http_success_status) : 200;
-}
 
 /** The OpenAPI document of the REST API, with descriptions from the proto comments. */
 export function createFolioOpenApiDocument() {
@@ -68,7 +51,7 @@ export function createFolioOpenApiDocument() {
       description: "OAuth 2.0 access token (JWT, RFC 9068) with the operation's scope.",
     },
     successStatus,
-    errorResponses: (method) => getOption(method, errors),
+    errorResponses: documentedErrors,
     stringFormat: uuidForIdFields,
     pageLinks: true,
     responseHeaders: (status) => ({
@@ -141,10 +124,10 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     await embedded?.stop();
     throw error;
   }
-  // The embedded database gets one connection: its socket server multiplexes connections onto
-  // PGlite's single session message by message, so two connections' extended-protocol queries
-  // can interleave (one's Bind meets the other's Parse). One connection serialises them here.
-  const db = createDb(url, { maxConnections: embedded === undefined ? config.databasePoolSize : 1 });
+  // The embedded database takes one connection at a time (two connections' queries can interleave).
+  const db = createDb(url, {
+    maxConnections: embedded === undefined ? config.databasePoolSize : EMBEDDED_POOL_SIZE,
+  });
 
   let developmentIssuer: DevelopmentIssuer | undefined;
   let verify: Awaited<ReturnType<typeof createAccessTokenVerifier>>;

@@ -7,6 +7,7 @@ import {
   createGrpcTransport,
   createGrpcWebTransport,
 } from "@connectrpc/connect-node";
+import { EMBEDDED_POOL_SIZE } from "@folio/embedded-postgres";
 import { createTestDatabase, type TestDatabase } from "@folio/test-support";
 import { createTestIssuer, TEST_AUDIENCE, TEST_ISSUER, type TestIssuer } from "@folio/test-support/tokens";
 import pg from "pg";
@@ -54,9 +55,8 @@ export async function startTestServer(
     AUTH_JWKS_FILE: jwksFile,
     AUTH_ISSUER: TEST_ISSUER,
     AUTH_AUDIENCE: TEST_AUDIENCE,
-    // As the server does for its own embedded database: PGlite's socket server needs one
-    // connection at a time (see createApp).
-    ...(database.kind === "embedded" ? { DATABASE_POOL_SIZE: "1" } : {}),
+    // As the server does for its own embedded database.
+    ...(database.kind === "embedded" ? { DATABASE_POOL_SIZE: String(EMBEDDED_POOL_SIZE) } : {}),
     ...env,
   });
   const log = options.log;
@@ -70,7 +70,10 @@ export async function startTestServer(
   const app = await createApp(config, logger);
   const server: Listening = await listen(app.handler, { host: "127.0.0.1", port: 0 });
   const baseUrl = `http://127.0.0.1:${server.port}`;
-  const pool = new pg.Pool({ connectionString: database.url, max: database.kind === "embedded" ? 1 : 2 });
+  const pool = new pg.Pool({
+    connectionString: database.url,
+    max: database.kind === "embedded" ? EMBEDDED_POOL_SIZE : 2,
+  });
   return {
     baseUrl,
     app,

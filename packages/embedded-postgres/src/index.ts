@@ -20,6 +20,12 @@ import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
  */
 export const DEFAULT_MAX_CONNECTIONS = 100;
 
+/**
+ * Connections a client pool should open to the embedded database: one, as concurrent
+ * extended-protocol queries of two connections can interleave (see {@link DEFAULT_MAX_CONNECTIONS}).
+ */
+export const EMBEDDED_POOL_SIZE = 1;
+
 /** Options of {@link startEmbeddedPostgres}. */
 export interface EmbeddedPostgresOptions {
   /** Directory holding the database, created if missing; omitted, the database lives in memory. */

@@ -1,16 +1,9 @@
 /** The Folio API's document, built as the server builds it: the fixture of these tests. */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import {
-  createFileRegistry,
-  type DescMethod,
-  type DescService,
-  fromBinary,
-  getOption,
-  hasOption,
-} from "@bufbuild/protobuf";
+import { createFileRegistry, type DescService, fromBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
-import { errors, FolderService, http_success_status, ProjectService, required_scope } from "@folio/proto";
+import { documentedErrors, FolderService, ProjectService, requiredScope, successStatus } from "@folio/proto";
 import { createOpenApiDocument, type OpenApiDocument, uuidForIdFields } from "../src/index.js";
 
 export const folioServices: readonly DescService[] = [FolderService, ProjectService];
@@ -19,10 +12,6 @@ export const folioServices: readonly DescService[] = [FolderService, ProjectServ
 export function folioImage() {
   const bytes = readFileSync(createRequire(import.meta.url).resolve("@folio/proto/folio.binpb"));
   return createFileRegistry(fromBinary(FileDescriptorSetSchema, bytes));
-}
-
-export function requiredScope(method: DescMethod): string | undefined {
-  return hasOption(method, required_scope) ? getOption(method, required_scope) : undefined;
 }
 
 export function folioDocument(): OpenApiDocument {
@@ -38,9 +27,8 @@ export function folioDocument(): OpenApiDocument {
       requiredScope,
       description: "An OAuth 2.0 access token (a JWT) from the organisation's identity provider.",
     },
-    successStatus: (method) =>
-      hasOption(method, http_success_status) ? getOption(method, http_success_status) : undefined,
-    errorResponses: (method) => getOption(method, errors),
+    successStatus,
+    errorResponses: documentedErrors,
     stringFormat: uuidForIdFields,
     pageLinks: true,
   });

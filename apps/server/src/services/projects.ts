@@ -37,7 +37,7 @@ export function createProjectService(db: Db, pageTokens: PageTokens): ServiceImp
     async listProjects(request, context) {
       const caller = requireCaller(context);
       if (request.pageSize < 0) {
-        throw badRequest("pageSize", "must not be negative");
+        throw invalidArgument([{ field: "pageSize", description: "must not be negative" }]);
       }
       // AIP-158: a size above the maximum is served as the maximum, not refused.
       const pageSize = request.pageSize === 0 ? MAX_PAGE_SIZE : Math.min(request.pageSize, MAX_PAGE_SIZE);
@@ -46,10 +46,13 @@ export function createProjectService(db: Db, pageTokens: PageTokens): ServiceImp
       if (request.pageToken !== "") {
         after = pageTokens.decode(request.pageToken, binding);
         if (after === undefined) {
-          throw badRequest(
-            "pageToken",
-            "is not a token of this listing (malformed, altered, or issued for another organisation or filter)",
-          );
+          throw invalidArgument([
+            {
+              field: "pageToken",
+              description:
+                "is not a token of this listing (malformed, altered, or issued for another organisation or filter)",
+            },
+          ]);
         }
       }
 
@@ -80,10 +83,6 @@ export function createProjectService(db: Db, pageTokens: PageTokens): ServiceImp
 /** What a page token is valid for: the org and the filters (not the page size, which may change). */
 function bindingOf(orgId: string, request: ListProjectsRequest): string {
   return JSON.stringify([orgId, request.namePrefix, request.city, request.country, request.postalCode]);
-}
-
-function badRequest(field: string, description: string) {
-  return invalidArgument([{ field, description }]);
 }
 
 function toMessage(project: ProjectRow) {

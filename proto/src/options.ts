@@ -1,0 +1,22 @@
+import { type DescMethod, getOption, hasOption } from "@bufbuild/protobuf";
+import {
+  type ErrorResponse,
+  errors,
+  http_success_status,
+  required_scope,
+} from "./gen/folio/v1/options_pb.js";
+
+/** The scope a method requires, as declared with `(folio.v1.required_scope)`. */
+export function requiredScope(method: DescMethod): string | undefined {
+  return hasOption(method, required_scope) ? getOption(method, required_scope) : undefined;
+}
+
+/** HTTP status of a successful REST response, as declared with `(folio.v1.http_success_status)`; 200 by default. */
+export function successStatus(method: DescMethod): number {
+  return hasOption(method, http_success_status) ? getOption(method, http_success_status) : 200;
+}
+
+/** The error responses a method documents with `(folio.v1.errors)`. */
+export function documentedErrors(method: DescMethod): readonly ErrorResponse[] {
+  return getOption(method, errors);
+}
