@@ -13,7 +13,7 @@ import { createTestIssuer, TEST_AUDIENCE, TEST_ISSUER, type TestIssuer } from "@
 import { pino } from "pino";
 import { createApp } from "../dist/app.js";
 import { loadConfig } from "../dist/env.js";
-import { listen } from "../dist/listen.js";
+import { listen } from "../dist/http/listen.js";
 
 /** The PostgreSQL server the benchmark databases are created on. */
 export const SERVER_URL = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";

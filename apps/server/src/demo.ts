@@ -37,9 +37,7 @@ const DEMO_PROJECTS = [
  * the database has no projects at all (so real data is never mixed with demo rows).
  */
 export async function seedDemoProjects(db: Db, logger: Logger): Promise<void> {
-  if ((await db.prisma.project.count()) > 0) return;
-  await db.prisma.project.createMany({
-    data: DEMO_PROJECTS.map((project) => ({ ...project, orgId: DEMO_ORG_ID })),
-  });
+  if (!(await db.projects.isEmpty())) return;
+  await db.projects.insert(DEMO_PROJECTS.map((project) => ({ ...project, orgId: DEMO_ORG_ID })));
   logger.info({ orgId: DEMO_ORG_ID, count: DEMO_PROJECTS.length }, "seeded demo projects");
 }

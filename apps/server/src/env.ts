@@ -7,6 +7,7 @@ export interface Config {
   /** PostgreSQL to use; absent means the embedded database in `dataDir`. */
   readonly databaseUrl: string | undefined;
   readonly databasePoolSize: number;
+  readonly databaseTimeouts: DatabaseTimeouts;
   readonly dataDir: string;
   readonly logLevel: string;
   readonly production: boolean;
@@ -43,6 +44,19 @@ export class ConfigError extends Error {
   }
 }
 
+/** Bounds on each database wait, so that a slow or unreachable database fails requests fast. */
+export interface DatabaseTimeouts {
+  /**
+   * How long a query may wait for a connection (a free one, or a new one to open); undefined:
+   * 10 s, or 30 s for the embedded database, whose one connection serves every request in turn.
+   */
+  readonly acquireTimeoutMs: number | undefined;
+  /** PostgreSQL's statement_timeout. */
+  readonly statementTimeoutMs: number;
+  /** PostgreSQL's lock_timeout. */
+  readonly lockTimeoutMs: number;
+}
+
 /** Requests allowed per window, per organisation and per access token; both 0 turns limits off. */
 export interface RateLimitConfig {
   readonly orgRequests: number;
@@ -74,6 +88,11 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     databaseUrl,
     databasePoolSize: integer(env, "DATABASE_POOL_SIZE", 10, 1, 1000),
+    databaseTimeouts: {
+      acquireTimeoutMs: optionalInteger(env, "DATABASE_ACQUIRE_TIMEOUT_MS", 1, 600_000),
+      statementTimeoutMs: integer(env, "DATABASE_STATEMENT_TIMEOUT_MS", 5_000, 0, 600_000),
+      lockTimeoutMs: integer(env, "DATABASE_LOCK_TIMEOUT_MS", 2_000, 0, 600_000),
+    },
     dataDir: resolve(text(env, "DATA_DIR") ?? ".data"),
     logLevel,
     production,
@@ -162,6 +181,10 @@ function loadAuthConfig(env: Env, production: boolean): AuthConfig {
 function text(env: Env, name: string): string | undefined {
   const value = env[name]?.trim();
   return value === undefined || value === "" ? undefined : value;
+}
+
+function optionalInteger(env: Env, name: string, min: number, max: number): number | undefined {
+  return text(env, name) === undefined ? undefined : integer(env, name, 0, min, max);
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {

@@ -4,7 +4,7 @@ import { pino } from "pino";
 import { createApp } from "./app.js";
 import { DEMO_ORG_ID, DEMO_USER_ID } from "./demo.js";
 import { type Config, ConfigError, loadConfig } from "./env.js";
-import { listen } from "./listen.js";
+import { listen } from "./http/listen.js";
 
 function configOrExit(): Config {
   try {

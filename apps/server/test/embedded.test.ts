@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.js";
 import { DEMO_ORG_ID, DEMO_USER_ID } from "../src/demo.js";
 import { loadConfig } from "../src/env.js";
-import { listen } from "../src/listen.js";
+import { listen } from "../src/http/listen.js";
 import { bearer, createTransport } from "./harness.js";
 
 /** Starts the server the way the README's start command does: no DATABASE_URL, no AUTH_JWKS_*. */
@@ -73,5 +73,45 @@ describe("the embedded default (development mode, PGlite in DATA_DIR)", () => {
       kid: string;
     };
     expect(key.kid).toBe(jwks.keys[0]?.kid);
+  });
+
+  it("creates every one of 300 parallel folders, over REST and Connect (queued, never a 500)", async () => {
+    const server = await startDefault(dataDir);
+    try {
+      const token = await server.app.developmentIssuer!.mint({
+        userId: DEMO_USER_ID,
+        orgId: DEMO_ORG_ID,
+        scopes: ["files:upload", "project:read"],
+      });
+      const run = Date.now();
+      const statuses = await Promise.all(
+        Array.from({ length: 300 }, async (_, i) => {
+          const name = `Parallel ${run} ${i}`;
+          if (i % 2 === 0) {
+            const response = await fetch(`${server.baseUrl}/api/v1/folders`, {
+              method: "POST",
+              headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+              body: JSON.stringify({ name }),
+            });
+            await response.arrayBuffer();
+            return response.status;
+          }
+          // Every other one with an idempotency key: those run in a transaction.
+          const response = await fetch(`${server.baseUrl}/folio.v1.FolderService/CreateFolder`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+            body: JSON.stringify({ name, requestId: `parallel-${run}-${i}` }),
+          });
+          await response.arrayBuffer();
+          return response.status === 200 ? 201 : response.status;
+        }),
+      );
+      const counts = Object.fromEntries(
+        [...new Set(statuses)].map((status) => [status, statuses.filter((s) => s === status).length]),
+      );
+      expect(counts).toEqual({ 201: 300 });
+    } finally {
+      await server.stop();
+    }
   });
 });

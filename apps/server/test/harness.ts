@@ -7,14 +7,13 @@ import {
   createGrpcTransport,
   createGrpcWebTransport,
 } from "@connectrpc/connect-node";
-import { EMBEDDED_POOL_SIZE } from "@folio/embedded-postgres";
 import { createTestDatabase, type TestDatabase } from "@folio/test-support";
 import { createTestIssuer, TEST_AUDIENCE, TEST_ISSUER, type TestIssuer } from "@folio/test-support/tokens";
 import pg from "pg";
 import { pino } from "pino";
 import { type App, createApp } from "../src/app.js";
 import { loadConfig } from "../src/env.js";
-import { type Listening, listen } from "../src/listen.js";
+import { type Listening, listen } from "../src/http/listen.js";
 
 /** The three protocols every RPC is served on, with a Node client transport for each. */
 export const PROTOCOLS = ["connect", "grpc", "grpc-web"] as const;
@@ -55,8 +54,10 @@ export async function startTestServer(
     AUTH_JWKS_FILE: jwksFile,
     AUTH_ISSUER: TEST_ISSUER,
     AUTH_AUDIENCE: TEST_AUDIENCE,
-    // As the server does for its own embedded database.
-    ...(database.kind === "embedded" ? { DATABASE_POOL_SIZE: String(EMBEDDED_POOL_SIZE) } : {}),
+    // As the server does for its own embedded database: one connection, requests queue for it.
+    ...(database.kind === "embedded"
+      ? { DATABASE_POOL_SIZE: String(database.poolSize), DATABASE_ACQUIRE_TIMEOUT_MS: "30000" }
+      : {}),
     ...env,
   });
   const log = options.log;
@@ -72,7 +73,7 @@ export async function startTestServer(
   const baseUrl = `http://127.0.0.1:${server.port}`;
   const pool = new pg.Pool({
     connectionString: database.url,
-    max: database.kind === "embedded" ? EMBEDDED_POOL_SIZE : 2,
+    max: database.kind === "embedded" ? database.poolSize : 2,
   });
   return {
     baseUrl,

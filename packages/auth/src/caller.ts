@@ -8,6 +8,11 @@ export interface Caller {
   readonly orgId: string;
   /** OAuth scopes granted by the token. */
   readonly scopes: ReadonlySet<string>;
+  /**
+   * Identifies the access token without holding it: the SHA-256 (hex) of the token. Rate limits
+   * are counted per token by this id, so neither Redis nor a heap dump holds usable credentials.
+   */
+  readonly tokenId: string;
 }
 
 /**
@@ -18,11 +23,17 @@ export const callerKey = createContextKey<Caller | undefined>(undefined, {
   description: "authenticated caller",
 });
 
-/** Returns the caller of the request; a handler reached without one is a wiring bug, not a 200. */
+/**
+ * Returns the caller of the request. A handler reached without one means the auth interceptor was
+ * not in front of it: a wiring bug of the server (`internal`, logged), not the client's fault.
+ */
 export function requireCaller(context: HandlerContext): Caller {
   const caller = context.values.get(callerKey);
   if (caller === undefined) {
-    throw new ConnectError("request is not authenticated", Code.Unauthenticated);
+    throw new ConnectError(
+      `handler of ${context.method.parent.typeName}/${context.method.name} ran without an authenticated caller`,
+      Code.Internal,
+    );
   }
   return caller;
 }

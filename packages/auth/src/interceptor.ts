@@ -1,4 +1,5 @@
-import type { DescMethod } from "@bufbuild/protobuf";
+import { createHash } from "node:crypto";
+import type { DescMethod, DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { callerKey } from "./caller.js";
 import { type AccessTokenVerifier, InvalidTokenError, KeySetUnavailableError } from "./verify.js";
@@ -11,6 +12,11 @@ export interface AuthInterceptorOptions {
   readonly requiredScope: (method: DescMethod) => string | undefined;
   /** `realm` of WWW-Authenticate challenges. */
   readonly realm?: string;
+  /**
+   * Services callable without a token, such as server reflection and health checking: their
+   * calls pass through untouched and have no caller.
+   */
+  readonly publicServices?: readonly DescService[];
 }
 
 /**
@@ -26,7 +32,9 @@ const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
  */
 export function createAuthInterceptor(options: AuthInterceptorOptions): Interceptor {
   const realm = options.realm ?? "folio";
+  const publicServices = new Set(options.publicServices?.map((service) => service.typeName));
   return (next) => async (req) => {
+    if (publicServices.has(req.service.typeName)) return next(req);
     const scope = options.requiredScope(req.method);
     if (scope === undefined) {
       // Unreachable when start-up ran assertEveryMethodHasScope; fail closed regardless.
@@ -41,9 +49,10 @@ export function createAuthInterceptor(options: AuthInterceptorOptions): Intercep
     if (match === null) {
       throw invalidToken(realm, "authorization header must be 'Bearer <token>'");
     }
+    const token = match[1] as string;
     let caller: Awaited<ReturnType<AccessTokenVerifier>>;
     try {
-      caller = await options.verify(match[1] as string);
+      caller = await options.verify(token);
     } catch (error) {
       if (error instanceof InvalidTokenError) throw invalidToken(realm, error.message);
       if (error instanceof KeySetUnavailableError) {
@@ -58,7 +67,7 @@ export function createAuthInterceptor(options: AuthInterceptorOptions): Intercep
         `Bearer realm="${realm}", error="insufficient_scope", scope="${scope}"`,
       );
     }
-    req.contextValues.set(callerKey, caller);
+    req.contextValues.set(callerKey, { ...caller, tokenId: tokenIdOf(token) });
     return next(req);
   };
 }
@@ -75,6 +84,11 @@ export function assertEveryMethodHasScope(
   if (missing.length > 0) {
     throw new Error(`methods without a required scope: ${missing.join(", ")}`);
   }
+}
+
+/** The id of a token: its SHA-256, hex (see {@link Caller.tokenId}). */
+function tokenIdOf(token: string): string {
+  return createHash("sha256").update(token, "utf8").digest("hex");
 }
 
 function invalidToken(realm: string, message: string): ConnectError {

@@ -57,7 +57,7 @@ export class KeySetUnavailableError extends Error {
 }
 
 /** Verifies an access token and returns the caller it authenticates. */
-export type AccessTokenVerifier = (token: string) => Promise<Caller>;
+export type AccessTokenVerifier = (token: string) => Promise<Omit<Caller, "tokenId">>;
 
 /** Builds a verifier for RFC 9068 JWT access tokens signed by keys of a JWKS. */
 export async function createAccessTokenVerifier(

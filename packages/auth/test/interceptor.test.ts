@@ -1,19 +1,31 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, createContextValues } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
-import { assertEveryMethodHasScope, type Caller, callerKey, createAuthInterceptor } from "../src/index.js";
+import {
+  assertEveryMethodHasScope,
+  type Caller,
+  callerKey,
+  createAuthInterceptor,
+  requireCaller,
+} from "../src/index.js";
 import { InvalidTokenError } from "../src/verify.js";
 
 const method = {
   name: "CreateFolder",
   parent: { typeName: "folio.v1.FolderService" },
 } as unknown as DescMethod;
-const caller: Caller = { userId: randomUUID(), orgId: randomUUID(), scopes: new Set(["files:upload"]) };
+const caller = { userId: randomUUID(), orgId: randomUUID(), scopes: new Set(["files:upload"]) };
 
 /** Runs the interceptor once, as Connect would, and returns what the handler saw or the error. */
-async function call(authorization: string | undefined, scope = "files:upload", granted = caller) {
+async function call(
+  authorization: string | undefined,
+  scope = "files:upload",
+  granted = caller,
+  service = method.parent,
+) {
   const interceptor = createAuthInterceptor({
+    publicServices: [{ typeName: "grpc.health.v1.Health" } as never],
     verify: async (token) => {
       if (token !== "good.token.value") throw new InvalidTokenError("token signature is invalid");
       return granted;
@@ -21,7 +33,7 @@ async function call(authorization: string | undefined, scope = "files:upload", g
     requiredScope: () => scope,
   });
   const header = new Headers(authorization === undefined ? {} : { authorization });
-  const req = { method, header, contextValues: createContextValues() };
+  const req = { method, service, header, contextValues: createContextValues() };
   try {
     const seen = await interceptor(async (r) => r.contextValues.get(callerKey) as never)(req as never);
     return { caller: seen as unknown as Caller | undefined };
@@ -31,14 +43,34 @@ async function call(authorization: string | undefined, scope = "files:upload", g
 }
 
 describe("createAuthInterceptor", () => {
-  it("puts the verified caller into the context", async () => {
-    expect((await call("Bearer good.token.value")).caller).toBe(caller);
+  it("puts the verified caller into the context, with the token's id and not the token", async () => {
+    const seen = (await call("Bearer good.token.value")).caller;
+    expect(seen).toEqual({ ...caller, tokenId: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(seen?.tokenId).toBe(createHash("sha256").update("good.token.value").digest("hex"));
+    expect(JSON.stringify(seen)).not.toContain("good.token.value");
+  });
+
+  it("gives the same token the same id however the header spells the scheme", async () => {
+    const ids = await Promise.all(
+      ["Bearer good.token.value", "bearer   good.token.value"].map(
+        async (h) => (await call(h)).caller?.tokenId,
+      ),
+    );
+    expect(ids[0]).toBeDefined();
+    expect(ids[1]).toBe(ids[0]);
+  });
+
+  it("lets calls of a public service through without a token, and without a caller", async () => {
+    const result = await call(undefined, "files:upload", caller, {
+      typeName: "grpc.health.v1.Health",
+    } as never);
+    expect(result).toEqual({ caller: undefined });
   });
 
   it.each([["bearer good.token.value"], ["BEARER good.token.value"], ["Bearer   good.token.value"]])(
     "accepts %j (the scheme is case-insensitive, spaces may repeat)",
     async (header) => {
-      expect((await call(header)).caller).toBe(caller);
+      expect((await call(header)).caller).toMatchObject(caller);
     },
   );
 
@@ -83,5 +115,19 @@ describe("assertEveryMethodHasScope", () => {
       "methods without a required scope: folio.v1.FolderService.CreateFolder",
     );
     expect(() => assertEveryMethodHasScope([method], () => "files:upload")).not.toThrow();
+  });
+});
+
+describe("requireCaller", () => {
+  it("fails as internal (a wiring bug of the server), not as 401, when no auth ran before the handler", () => {
+    const context = { values: createContextValues(), method } as never;
+    let error: ConnectError | undefined;
+    try {
+      requireCaller(context);
+    } catch (thrown) {
+      error = ConnectError.from(thrown);
+    }
+    expect(error?.code).toBe(Code.Internal);
+    expect(error?.rawMessage).toContain("folio.v1.FolderService/CreateFolder");
   });
 });

@@ -1,41 +1,27 @@
 /**
- * The Folio database: the Prisma client over the `pg` driver (real PostgreSQL and the embedded
- * PGlite alike), the SQL migrations and the runner that applies them. Apps import this package,
- * never Prisma itself.
+ * The Folio database, its one door: queries named for what they do (folders, projects,
+ * idempotency keys), transactions, database failures mapped to errors a caller can act on, and
+ * the SQL migrations with their runner. Apps import this package, never Prisma or SQL.
  */
-import { PrismaPg } from "@prisma/adapter-pg";
-import { PrismaClient } from "./gen/prisma/client.js";
-
-export type { Folder, IdempotencyKey, Project } from "./gen/prisma/client.js";
-/** Prisma's namespace: `Prisma.sql` and `Prisma.join` build parameterised raw queries. */
-export { Prisma } from "./gen/prisma/client.js";
+export {
+  type CreateDbOptions,
+  createDb,
+  type Db,
+  type PoolStats,
+  type Queries,
+} from "./create-db.js";
+export { DatabaseUnavailableError } from "./database-errors.js";
+export type { CreateFolderResult, FolderQueries, NewFolder } from "./folders.js";
+export type { Folder, Project } from "./gen/prisma/client.js";
+export type {
+  IdempotencyKeyQueries,
+  IdempotencyScope,
+  RememberedRequest,
+} from "./idempotency-keys.js";
 export {
   type ApplyMigrationsOptions,
   type ApplyMigrationsResult,
   applyMigrations,
   migrationsDir,
 } from "./migrate.js";
-export type { PrismaClient };
-
-/** Options of {@link createDb}. */
-export interface CreateDbOptions {
-  /** Size of the connection pool (default 10, pg's default). */
-  maxConnections?: number;
-}
-
-/** A connected Prisma client and the way to release its connections. */
-export interface Db {
-  prisma: PrismaClient;
-  /** Closes every connection of the pool. */
-  close(): Promise<void>;
-}
-
-/** Connects Prisma to the database at `url` through a `pg` pool. Apply migrations first. */
-export function createDb(url: string, options: CreateDbOptions = {}): Db {
-  const adapter = new PrismaPg({ connectionString: url, max: options.maxConnections ?? 10 });
-  const prisma = new PrismaClient({ adapter });
-  return {
-    prisma,
-    close: () => prisma.$disconnect(),
-  };
-}
+export type { NewProject, ProjectFilters, ProjectPageQuery, ProjectQueries } from "./projects.js";

@@ -5,4 +5,8 @@
 
 /** The grpc.reflection.v1 service descriptor, for clients of a reflecting server. */
 export { ServerReflection } from "./gen/grpc/reflection/v1/reflection_pb.js";
-export { registerServerReflection, type ServerReflectionOptions } from "./server-reflection.js";
+export {
+  reflectionServices,
+  registerServerReflection,
+  type ServerReflectionOptions,
+} from "./server-reflection.js";

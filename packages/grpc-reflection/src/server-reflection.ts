@@ -11,6 +11,12 @@ import {
 } from "./gen/grpc/reflection/v1alpha/reflection_pb.js";
 
 /**
+ * The services registerServerReflection() adds (v1 and v1alpha): for a server that must tell them
+ * apart, e.g. to let them through without authentication.
+ */
+export const reflectionServices: readonly DescService[] = [ServerReflectionV1, ServerReflectionV1alpha];
+
+/**
  * Options for registerServerReflection().
  */
 export interface ServerReflectionOptions {

@@ -14,4 +14,3 @@ export {
   type RateLimitKeys,
   type RateLimitRule,
 } from "./limiter.js";
-export { tokenKey } from "./token-key.js";

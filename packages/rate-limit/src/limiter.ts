@@ -34,7 +34,7 @@ export interface RateLimiterOptions {
 export interface RateLimitKeys {
   /** The organisation's id. */
   readonly org: string;
-  /** The access token's key; see {@link tokenKey} (never the raw token). */
+  /** The access token's id (a digest such as `Caller.tokenId` of @folio/auth, never the raw token). */
   readonly token: string;
 }
 

@@ -14,7 +14,6 @@ import {
   createRateLimitInterceptor,
   type RateLimiter,
   type RateLimitInterceptorOptions,
-  tokenKey,
 } from "../src/index.js";
 
 /** Stands in for the auth interceptor: the organisation the caller acts for. */
@@ -28,7 +27,7 @@ const fakeAuth: Interceptor = (next) => async (req) => {
 const keys: RateLimitInterceptorOptions["keys"] = (req) => {
   const org = req.contextValues.get(orgKey);
   const authorization = req.header.get("authorization");
-  return org === undefined || authorization === null ? undefined : { org, token: tokenKey(authorization) };
+  return org === undefined || authorization === null ? undefined : { org, token: authorization };
 };
 
 /** A ProjectService client over an in-process router: auth, then the rate limit, then the handler. */

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { createRateLimiter, type RateLimitDecision, type RateLimiter, tokenKey } from "../src/index.js";
+import { createRateLimiter, type RateLimitDecision, type RateLimiter } from "../src/index.js";
 
 /** A limiter in memory with the given quotas. */
 function memoryLimiter(org: [number, number], token: [number, number]): RateLimiter {
@@ -16,7 +16,7 @@ function memoryLimiter(org: [number, number], token: [number, number]): RateLimi
 /** Calls `consume` `times` times in sequence and returns every decision. */
 async function consumeTimes(limiter: RateLimiter, org: string, token: string, times: number) {
   const decisions: RateLimitDecision[] = [];
-  for (let i = 0; i < times; i++) decisions.push(await limiter.consume({ org, token: tokenKey(token) }));
+  for (let i = 0; i < times; i++) decisions.push(await limiter.consume({ org, token: token }));
   return decisions;
 }
 

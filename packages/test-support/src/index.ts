@@ -4,7 +4,7 @@
  * tests run on both without a server to install.
  */
 import { randomBytes } from "node:crypto";
-import { startEmbeddedPostgres } from "@folio/embedded-postgres";
+import { EMBEDDED_POOL_SIZE, startEmbeddedPostgres } from "@folio/embedded-postgres";
 import pg from "pg";
 
 /** An empty database, only for the test that created it. */
@@ -13,6 +13,8 @@ export interface TestDatabase {
   url: string;
   /** `postgres`: a database created on `DATABASE_URL`'s server; `embedded`: a PGlite of its own. */
   kind: "postgres" | "embedded";
+  /** Connections a client pool should open to it (the embedded database takes one). */
+  poolSize: number;
   /** Drops the database (or stops the embedded server). End every client of `url` first. */
   drop(): Promise<void>;
 }
@@ -23,7 +25,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   if (serverUrl) return createDatabaseOnServer(serverUrl, "folio_test");
 
   const embedded = await startEmbeddedPostgres();
-  return { url: embedded.url, kind: "embedded", drop: () => embedded.stop() };
+  return { url: embedded.url, kind: "embedded", poolSize: EMBEDDED_POOL_SIZE, drop: () => embedded.stop() };
 }
 
 /** Creates `<prefix>_<random>` on the PostgreSQL server of `serverUrl` (benchmarks use it too). */
@@ -42,6 +44,7 @@ export async function createDatabaseOnServer(
     name,
     url: url.toString(),
     kind: "postgres",
+    poolSize: 10,
     drop() {
       // FORCE (PostgreSQL 13+) ends connections a failed test may have left open.
       dropping ??= runOnServer(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

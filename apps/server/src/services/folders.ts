@@ -1,139 +1,86 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
-import { requireCaller } from "@folio/auth";
-import type { Db, Folder } from "@folio/db";
+import { type Caller, requireCaller } from "@folio/auth";
+import type { CreateFolderResult, Db, Folder, NewFolder } from "@folio/db";
 import {
   type CreateFolderResponse,
   CreateFolderResponseSchema,
-  ErrorInfoSchema,
   FolderSchema,
   type FolderService,
 } from "@folio/proto";
-import { fingerprint, type Idempotency, type IdempotencyScope } from "../idempotency.js";
 import { type ValidCreateFolder, validateCreateFolder } from "./create-folder-request.js";
-import { isUniqueViolation } from "./database-errors.js";
+import { errorWithReason } from "./error-details.js";
+import { fingerprint, type ResponseCodec, runOnce } from "./idempotency.js";
 
 /** Visibility of every folder in v1. */
 const PRIVATE = "private";
 
-/** The domain of the reasons in google.rpc.ErrorInfo details (AIP-193). */
-const ERROR_DOMAIN = "folio.v1";
+const OPERATION = "folio.v1.FolderService/CreateFolder";
+
+const responseCodec: ResponseCodec<CreateFolderResponse> = {
+  encode: (response) => toBinary(CreateFolderResponseSchema, response),
+  decode: (bytes) => fromBinary(CreateFolderResponseSchema, bytes),
+};
 
 /**
- * FolderService backed by the `folders` table; every query is scoped by the caller's org. The
- * checks run in the order the proto documents: validation, idempotency key, parent, name clash.
+ * FolderService: the checks run in the order the proto documents (validation, idempotency key,
+ * parent, name clash); every query is scoped by the caller's org.
  */
-export function createFolderService(db: Db, idempotency: Idempotency): ServiceImpl<typeof FolderService> {
+export function createFolderService(db: Db): ServiceImpl<typeof FolderService> {
   return {
     async createFolder(request, context) {
       const caller = requireCaller(context);
       const folder = validateCreateFolder(request, context.requestHeader);
+      const row = newFolder(caller, folder);
       if (folder.idempotencyKey === undefined) {
-        return createFolder(db, caller, folder);
+        return answer(await db.folders.create(row), folder);
       }
-      const scope: IdempotencyScope = {
+      const scope = {
         orgId: caller.orgId,
         userId: caller.userId,
-        operation: "folio.v1.FolderService/CreateFolder",
+        operation: OPERATION,
         key: folder.idempotencyKey,
       };
-      const claim = await idempotency.claim(
-        scope,
-        fingerprint({ name: folder.name, parentId: folder.parentId, color: folder.color }),
+      const requestHash = fingerprint({ name: folder.name, parentId: folder.parentId, color: folder.color });
+      // The folder and the remembered response commit together, or neither does.
+      return db.transaction((tx) =>
+        runOnce(tx, scope, requestHash, responseCodec, async () =>
+          answer(await tx.folders.create(row), folder),
+        ),
       );
-      switch (claim.kind) {
-        case "replay":
-          return fromBinary(CreateFolderResponseSchema, claim.response);
-        case "in-progress": {
-          const error = errorWithReason(
-            Code.Aborted,
-            "a request with this idempotency key is still running; retry it shortly",
-            "REQUEST_IN_PROGRESS",
-          );
-          error.metadata.set("retry-after", "1");
-          throw error;
-        }
-        case "mismatch":
-          throw errorWithReason(
-            Code.AlreadyExists,
-            "this idempotency key was used with a different request",
-            "IDEMPOTENCY_KEY_REUSED",
-          );
-      }
-      try {
-        return await createFolder(db, caller, folder, (tx, response) =>
-          idempotency.complete(tx, scope, response),
-        );
-      } catch (error) {
-        // Only a created folder is remembered: a failed request may be retried with its key.
-        await idempotency.release(scope);
-        throw error;
-      }
     },
   };
 }
 
-type Tx = Parameters<Parameters<Db["prisma"]["$transaction"]>[0]>[0];
+function newFolder(caller: Caller, folder: ValidCreateFolder): NewFolder {
+  return {
+    orgId: caller.orgId,
+    name: folder.name,
+    nameKey: folder.nameKey,
+    parentId: folder.parentId,
+    color: folder.color,
+    visibility: PRIVATE,
+    createdByUserId: caller.userId,
+  };
+}
 
-async function createFolder(
-  db: Db,
-  caller: { orgId: string; userId: string },
-  folder: ValidCreateFolder,
-  remember?: (tx: Tx, response: Uint8Array) => Promise<void>,
-): Promise<CreateFolderResponse> {
-  try {
-    return await db.prisma.$transaction(async (tx) => {
-      if (folder.parentId !== null) {
-        // Another org's folder is as absent as a missing one: its id leaks nothing.
-        const parent = await tx.folder.findUnique({
-          where: { orgId_id: { orgId: caller.orgId, id: folder.parentId } },
-          select: { id: true },
-        });
-        if (parent === null) throw new ConnectError("parent folder not found", Code.NotFound);
-      }
-      const row = await tx.folder.create({
-        data: {
-          orgId: caller.orgId,
-          name: folder.name,
-          nameKey: folder.nameKey,
-          parentId: folder.parentId,
-          color: folder.color,
-          visibility: PRIVATE,
-          createdByUserId: caller.userId,
-        },
-      });
-      const response = create(CreateFolderResponseSchema, { folder: toMessage(row) });
-      await remember?.(tx, toBinary(CreateFolderResponseSchema, response));
-      return response;
-    });
-  } catch (error) {
-    if (isUniqueViolation(error)) {
-      // The unique index decided, so this holds under concurrency too.
-      const existing = await db.prisma.folder.findFirst({
-        where: { orgId: caller.orgId, parentId: folder.parentId, nameKey: folder.nameKey },
-        select: { id: true },
-      });
+/** The response for a created folder, or the error the client sees for the rule that stopped it. */
+function answer(result: CreateFolderResult, folder: ValidCreateFolder): CreateFolderResponse {
+  switch (result.kind) {
+    case "created":
+      return create(CreateFolderResponseSchema, { folder: toMessage(result.folder) });
+    case "parent-not-found":
+      // Another org's folder is as absent as a missing one: its id leaks nothing.
+      throw new ConnectError("parent folder not found", Code.NotFound);
+    case "name-taken":
       throw errorWithReason(
         Code.AlreadyExists,
         `a folder named "${folder.name}" already exists in this parent`,
         "FOLDER_NAME_TAKEN",
-        existing ? { folderId: existing.id } : {},
+        { folderId: result.existingId },
       );
-    }
-    throw error;
   }
-}
-
-function errorWithReason(
-  code: Code,
-  message: string,
-  reason: string,
-  metadata: Record<string, string> = {},
-): ConnectError {
-  return new ConnectError(message, code, undefined, [
-    { desc: ErrorInfoSchema, value: { reason, domain: ERROR_DOMAIN, metadata } },
-  ]);
 }
 
 function toMessage(folder: Folder) {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { createContextKey } from "@connectrpc/connect";
+import { createContextKey, createContextValues } from "@connectrpc/connect";
 
 /** Header carrying the request id, on requests (optional) and on every response. */
 export const REQUEST_ID_HEADER = "x-request-id";
@@ -13,4 +13,9 @@ export const requestIdKey = createContextKey<string>("", { description: "request
 /** The id to use for a request: the caller's own when acceptable (to follow a call across services), else a new UUID. */
 export function requestIdFor(incoming: string | string[] | undefined): string {
   return typeof incoming === "string" && ACCEPTABLE.test(incoming) ? incoming : randomUUID();
+}
+
+/** Context values of a request whose id {@link requestIdFor} put into its headers. */
+export function requestContextValues(req: { headers: Record<string, string | string[] | undefined> }) {
+  return createContextValues().set(requestIdKey, String(req.headers[REQUEST_ID_HEADER]));
 }

@@ -1,0 +1,38 @@
+import type { NodeHandler } from "./listen.js";
+import { respond } from "./respond.js";
+
+/** The handlers of the server's paths, each of one job. */
+export interface Routes {
+  /** `GET /healthz`. */
+  readonly health: NodeHandler;
+  /** The public keys of development mode's tokens, `GET /.well-known/jwks.json`; absent otherwise. */
+  readonly jwks: object | undefined;
+  /** The OpenAPI document and docs page: true when it answered the request. */
+  readonly docs: (req: Parameters<NodeHandler>[0], res: Parameters<NodeHandler>[1]) => boolean;
+  /** REST, everything under `/api/`. */
+  readonly rest: NodeHandler;
+  /** Connect, gRPC and gRPC-Web: every other path. */
+  readonly connect: NodeHandler;
+}
+
+/** Sends each request to the handler of its path. */
+export function createDispatch(routes: Routes): NodeHandler {
+  const jwksBody = routes.jwks === undefined ? undefined : JSON.stringify(routes.jwks);
+  return (req, res) => {
+    const path = (req.url ?? "/").split("?", 1)[0];
+    if (req.method === "GET" && path === "/healthz") {
+      routes.health(req, res);
+      return;
+    }
+    if (req.method === "GET" && path === "/.well-known/jwks.json" && jwksBody !== undefined) {
+      respond(res, 200, "application/jwk-set+json", jwksBody);
+      return;
+    }
+    if (routes.docs(req, res)) return;
+    if (path?.startsWith("/api/")) {
+      routes.rest(req, res);
+      return;
+    }
+    routes.connect(req, res);
+  };
+}

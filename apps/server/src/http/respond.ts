@@ -1,0 +1,13 @@
+import type { NodeHandler } from "./listen.js";
+
+/** Sends a complete response with a body of one content type. */
+export function respond(
+  res: Parameters<NodeHandler>[1],
+  status: number,
+  contentType: string,
+  body: string,
+): void {
+  res.statusCode = status;
+  res.setHeader("content-type", contentType);
+  res.end(body);
+}

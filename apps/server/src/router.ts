@@ -1,0 +1,72 @@
+import { type ConnectRouter, createConnectRouter, type Interceptor } from "@connectrpc/connect";
+import { compressionBrotli, compressionGzip } from "@connectrpc/connect-node";
+import type { AccessTokenVerifier } from "@folio/auth";
+import { callerKey, createAuthInterceptor } from "@folio/auth";
+import type { Db } from "@folio/db";
+import { reflectionServices, registerServerReflection } from "@folio/grpc-reflection";
+import { FolderService, ProjectService } from "@folio/proto";
+import { createRateLimitInterceptor, type RateLimiter } from "@folio/rate-limit";
+import type { Logger } from "pino";
+import { restApi, services } from "./api.js";
+import { createErrorInterceptor } from "./error-interceptor.js";
+import { createFolderService } from "./services/folders.js";
+import type { PageTokens } from "./services/page-token.js";
+import { createProjectService } from "./services/projects.js";
+
+/** What the router's services and interceptors need. */
+export interface RouterDependencies {
+  readonly db: Db;
+  readonly pageTokens: PageTokens;
+  readonly verify: AccessTokenVerifier;
+  readonly limiter: RateLimiter | undefined;
+  readonly logger: Logger;
+}
+
+/**
+ * The one Connect router of the server: every service, behind one ordered interceptor chain. The
+ * Connect/gRPC/gRPC-Web handler and the REST transcoder both serve its handlers, so a call runs
+ * the same code whatever its protocol.
+ */
+export function createRouter(deps: RouterDependencies): ConnectRouter {
+  const router = createConnectRouter({
+    interceptors: interceptorChain(deps),
+    acceptCompression: [compressionGzip, compressionBrotli],
+  });
+  router.service(FolderService, createFolderService(deps.db));
+  router.service(ProjectService, createProjectService(deps.db, deps.pageTokens));
+  registerServerReflection(router, { services });
+  return router;
+}
+
+/**
+ * The interceptors every call passes, outermost first, and why in this order:
+ * 1. errors: sees every failure, the others' included, and turns it into the code the client gets;
+ * 2. auth: the token and the method's scope, before anything is spent on the call (reflection is
+ *    public: gRPC tooling lists the API without a token);
+ * 3. rate limit: charges the caller that auth established; an unauthenticated call is never
+ *    counted against anyone.
+ * Services register no interceptors of their own: a service's list would replace this one.
+ */
+function interceptorChain(deps: RouterDependencies): Interceptor[] {
+  const chain: Interceptor[] = [
+    createErrorInterceptor(deps.logger),
+    createAuthInterceptor({
+      verify: deps.verify,
+      requiredScope: restApi.requiredScope,
+      publicServices: reflectionServices,
+    }),
+  ];
+  if (deps.limiter !== undefined) {
+    chain.push(
+      createRateLimitInterceptor({
+        limiter: deps.limiter,
+        keys(req) {
+          const caller = req.contextValues.get(callerKey);
+          return caller === undefined ? undefined : { org: caller.orgId, token: caller.tokenId };
+        },
+        onError: (error) => deps.logger.warn({ err: error }, "rate limiter unavailable; request not limited"),
+      }),
+    );
+  }
+  return chain;
+}

@@ -1,0 +1,62 @@
+import { createHash } from "node:crypto";
+import { Code } from "@connectrpc/connect";
+import type { IdempotencyScope, Queries } from "@folio/db";
+import { errorWithReason } from "./error-details.js";
+
+/** How long a key is remembered after its first use. */
+export const IDEMPOTENCY_KEY_TTL_SECONDS = 24 * 60 * 60;
+
+/** A stable digest of a request, to tell a retry from a different request under the same key. */
+export function fingerprint(request: unknown): string {
+  return createHash("sha256").update(JSON.stringify(request)).digest("hex");
+}
+
+/** How a response is stored with its key and read back for a replay. */
+export interface ResponseCodec<R> {
+  encode(response: R): Uint8Array;
+  decode(bytes: Uint8Array): R;
+}
+
+/**
+ * Runs `work` at most once per key (draft-ietf-httpapi-idempotency-key-header, AIP-155), in the
+ * transaction of `tx`: the same request again gets the remembered response; another request
+ * with the key is refused; a request while the first one runs is told to retry. Only a success
+ * is remembered: when `work` throws, the transaction rolls back and the key stays free.
+ */
+export async function runOnce<R>(
+  tx: Queries,
+  scope: IdempotencyScope,
+  requestHash: string,
+  codec: ResponseCodec<R>,
+  work: () => Promise<R>,
+): Promise<R> {
+  // The lock is the running request's: it ends with that request's transaction or connection,
+  // so a retry after one second is the truth, even when the first request's server died.
+  if (!(await tx.idempotencyKeys.lock(scope))) {
+    const error = errorWithReason(
+      Code.Aborted,
+      "a request with this idempotency key is still running; retry it shortly",
+      "REQUEST_IN_PROGRESS",
+    );
+    error.metadata.set("retry-after", "1");
+    throw error;
+  }
+  const previous = await tx.idempotencyKeys.find(scope);
+  if (previous !== undefined) {
+    if (previous.requestHash !== requestHash) {
+      throw errorWithReason(
+        Code.AlreadyExists,
+        "this idempotency key was used with a different request",
+        "IDEMPOTENCY_KEY_REUSED",
+      );
+    }
+    return codec.decode(previous.response);
+  }
+  const response = await work();
+  await tx.idempotencyKeys.remember(
+    scope,
+    { requestHash, response: codec.encode(response) },
+    IDEMPOTENCY_KEY_TTL_SECONDS,
+  );
+  return response;
+}

@@ -1,0 +1,128 @@
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { rethrowMapped } from "./database-errors.js";
+import { type FolderQueries, folderQueries } from "./folders.js";
+import { PrismaClient } from "./gen/prisma/client.js";
+import { type IdempotencyKeyQueries, idempotencyKeyQueries } from "./idempotency-keys.js";
+import { type ProjectQueries, projectQueries } from "./projects.js";
+
+/** Options of {@link createDb}. */
+export interface CreateDbOptions {
+  /**
+   * Connections in the pool. Required: the right number depends on the server (the embedded
+   * database wants `EMBEDDED_POOL_SIZE` of @folio/embedded-postgres; PostgreSQL its share of
+   * `max_connections`).
+   */
+  readonly poolSize: number;
+  /** How long a query may wait for a connection: a free one of the pool, or a new one to open (default 10 s). */
+  readonly acquireTimeoutMs?: number;
+  /** PostgreSQL's `statement_timeout` for every statement (default 5 s; 0 turns it off). */
+  readonly statementTimeoutMs?: number;
+  /** PostgreSQL's `lock_timeout`: how long a statement waits for a lock (default 2 s; 0: off). */
+  readonly lockTimeoutMs?: number;
+  /** Told of errors of idle connections (the server went away); they never reach a query. */
+  readonly onConnectionError?: (error: Error) => void;
+}
+
+/** The queries of Folio, by table. */
+export interface Queries {
+  readonly folders: FolderQueries;
+  readonly projects: ProjectQueries;
+  readonly idempotencyKeys: IdempotencyKeyQueries;
+}
+
+/** Connections of the pool right now. */
+export interface PoolStats {
+  readonly total: number;
+  readonly idle: number;
+  /** Queries waiting for a connection. */
+  readonly waiting: number;
+}
+
+/** The Folio database: its queries, transactions, and the pool behind them. */
+export interface Db extends Queries {
+  /**
+   * Runs `work` in one transaction: its queries commit together or not at all. Failures of the
+   * database (unreachable, timeouts) reject with `DatabaseUnavailableError`.
+   */
+  transaction<T>(work: (tx: Queries) => Promise<T>): Promise<T>;
+  /** True when the database answers a query now. */
+  ping(): Promise<boolean>;
+  poolStats(): PoolStats;
+  /** Closes every connection of the pool. */
+  close(): Promise<void>;
+}
+
+/** Connects to the database at `url` through a `pg` pool. Apply migrations first. */
+export function createDb(url: string, options: CreateDbOptions): Db {
+  if (!Number.isInteger(options.poolSize) || options.poolSize < 1) {
+    throw new RangeError(`poolSize must be a positive integer, got ${options.poolSize}`);
+  }
+  const acquireTimeoutMs = options.acquireTimeoutMs ?? 10_000;
+  const statementTimeoutMs = options.statementTimeoutMs ?? 5_000;
+  const onConnectionError = options.onConnectionError ?? (() => undefined);
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize,
+    // pg applies this to waiting for a pooled connection as well as to opening one.
+    connectionTimeoutMillis: acquireTimeoutMs,
+    ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
+    ...((options.lockTimeoutMs ?? 2_000) > 0 ? { lock_timeout: options.lockTimeoutMs ?? 2_000 } : {}),
+    // A transaction left open by a request that stalled must not hold its locks for ever.
+    idle_in_transaction_session_timeout: Math.max(statementTimeoutMs * 2, 10_000),
+    // Dead peers (a cut network) are found by TCP keep-alive rather than waited on.
+    keepAlive: true,
+  });
+  // An idle connection that the server drops (restart, admin shutdown) emits 'error' on the pool;
+  // without a listener that would end the process.
+  pool.on("error", onConnectionError);
+  const adapter = new PrismaPg(pool, {
+    onPoolError: onConnectionError,
+    onConnectionError,
+  });
+  const prisma = new PrismaClient({
+    adapter,
+    // Waiting for a connection to start a transaction is bounded like any other wait for one.
+    transactionOptions: { maxWait: acquireTimeoutMs, timeout: Math.max(statementTimeoutMs * 2, 10_000) },
+  });
+  const queriesOn = (client: Parameters<typeof folderQueries>[0]): Queries => ({
+    folders: folderQueries(client),
+    projects: projectQueries(client),
+    idempotencyKeys: idempotencyKeyQueries(client),
+  });
+  const root = mapFailures(queriesOn(prisma));
+  return {
+    ...root,
+    transaction: (work) => prisma.$transaction((tx) => work(queriesOn(tx))).catch(rethrowMapped),
+    async ping() {
+      try {
+        await pool.query("SELECT 1");
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    async close() {
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}
+
+/** Wraps every query so that database failures reject as `DatabaseUnavailableError`. */
+function mapFailures(queries: Queries): Queries {
+  const wrap = <T extends object>(target: T): T =>
+    Object.fromEntries(
+      Object.entries(target).map(([name, query]) => [
+        name,
+        (...args: unknown[]) =>
+          (query as (...a: unknown[]) => Promise<unknown>)(...args).catch(rethrowMapped),
+      ]),
+    ) as T;
+  return {
+    folders: wrap(queries.folders),
+    projects: wrap(queries.projects),
+    idempotencyKeys: wrap(queries.idempotencyKeys),
+  };
+}

@@ -1,0 +1,90 @@
+import { Prisma, type Project } from "./gen/prisma/client.js";
+
+/** Filters of a project listing; an absent filter matches every project. */
+export interface ProjectFilters {
+  /** Literal, case-sensitive prefix of the name. */
+  readonly namePrefix?: string;
+  readonly city?: string;
+  readonly country?: string;
+  readonly postalCode?: string;
+}
+
+/** One page of an org's projects in `(name, id)` order. */
+export interface ProjectPageQuery extends ProjectFilters {
+  readonly orgId: string;
+  /** Start after this project (keyset paging); absent: from the first. */
+  readonly after?: { readonly name: string; readonly id: string };
+  readonly limit: number;
+}
+
+/** A project to insert; `id` and `createdAt` default in the database. */
+export type NewProject = Omit<Prisma.ProjectCreateManyInput, "createdAt">;
+
+/** Project queries. */
+export interface ProjectQueries {
+  /**
+   * Up to `limit` projects of the org in `(name, id)` order, after `after`. The row comparison
+   * `(name, id) > (...)` is served by the `(org_id, name, id)` index, so a deep page costs what the
+   * first does; Prisma's model API can only express it as an OR, which the planner serves worse.
+   */
+  page(query: ProjectPageQuery): Promise<Project[]>;
+  /** True when the table holds no project of any org. */
+  isEmpty(): Promise<boolean>;
+  /** Inserts projects (loads and demo data; the API itself never creates projects). */
+  insert(projects: readonly NewProject[]): Promise<number>;
+}
+
+interface ProjectRow {
+  id: string;
+  org_id: string;
+  name: string;
+  street: string | null;
+  house_number: string | null;
+  postal_code: string | null;
+  city: string | null;
+  country: string | null;
+  created_at: Date;
+}
+
+/** Project queries on `client` (the pool, or a transaction). */
+export function projectQueries(client: Prisma.TransactionClient): ProjectQueries {
+  return {
+    async page(query) {
+      const conditions = [Prisma.sql`org_id = ${query.orgId}::uuid`];
+      if (query.namePrefix) conditions.push(Prisma.sql`starts_with(name, ${query.namePrefix})`);
+      if (query.city) conditions.push(Prisma.sql`city = ${query.city}`);
+      if (query.country) conditions.push(Prisma.sql`country = ${query.country}`);
+      if (query.postalCode) conditions.push(Prisma.sql`postal_code = ${query.postalCode}`);
+      if (query.after) {
+        conditions.push(Prisma.sql`(name, id) > (${query.after.name}, ${query.after.id}::uuid)`);
+      }
+      const rows = await client.$queryRaw<ProjectRow[]>`
+        SELECT id, org_id, name, street, house_number, postal_code, city, country, created_at
+        FROM projects
+        WHERE ${Prisma.join(conditions, " AND ")}
+        ORDER BY name, id
+        LIMIT ${query.limit}`;
+      return rows.map(toProject);
+    },
+    async isEmpty() {
+      return (await client.project.findFirst({ select: { id: true } })) === null;
+    },
+    async insert(projects) {
+      return (await client.project.createMany({ data: [...projects] })).count;
+    },
+  };
+}
+
+function toProject(row: ProjectRow): Project {
+  return {
+    id: row.id,
+    orgId: row.org_id,
+    name: row.name,
+    street: row.street,
+    houseNumber: row.house_number,
+    postalCode: row.postal_code,
+    city: row.city,
+    country: row.country,
+    createdAt: row.created_at,
+  };
+}
