@@ -7,7 +7,7 @@ import {
   createGrpcTransport,
   createGrpcWebTransport,
 } from "@connectrpc/connect-node";
-import { createTestDatabase, type TestDatabase } from "@folio/test-support";
+import { createDatabaseOnServer, createTestDatabase, type TestDatabase } from "@folio/test-support";
 import { createTestIssuer, TEST_AUDIENCE, TEST_ISSUER, type TestIssuer } from "@folio/test-support/tokens";
 import pg from "pg";
 import { pino } from "pino";
@@ -35,6 +35,8 @@ export interface TestServer {
 export interface TestServerOptions {
   /** Receives every log line of the server, parsed; without it the server logs nothing. */
   readonly log?: (line: Record<string, unknown>) => void;
+  /** A PostgreSQL server to create the test database on, instead of DATABASE_URL's or an embedded one. */
+  readonly databaseServerUrl?: string;
 }
 
 /** Starts a server backed by a fresh test database (real PostgreSQL when DATABASE_URL is set). */
@@ -42,7 +44,10 @@ export async function startTestServer(
   env: Record<string, string> = {},
   options: TestServerOptions = {},
 ): Promise<TestServer> {
-  const database = await createTestDatabase();
+  const database =
+    options.databaseServerUrl === undefined
+      ? await createTestDatabase()
+      : await createDatabaseOnServer(options.databaseServerUrl, "folio_test");
   const issuer = await createTestIssuer();
   const dir = await mkdtemp(join(tmpdir(), "folio-server-"));
   const jwksFile = join(dir, "jwks.json");
@@ -75,6 +80,8 @@ export async function startTestServer(
     connectionString: database.url,
     max: database.kind === "embedded" ? database.poolSize : 2,
   });
+  // Tests that stop the database make idle connections fail; that is no failure of the test.
+  pool.on("error", () => undefined);
   return {
     baseUrl,
     app,

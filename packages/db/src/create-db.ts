@@ -1,6 +1,7 @@
 import { PrismaPg } from "@prisma/adapter-pg";
+import { E_TIMEOUT, Semaphore, withTimeout } from "async-mutex";
 import pg from "pg";
-import { rethrowMapped } from "./database-errors.js";
+import { DatabaseUnavailableError, rethrowMapped } from "./database-errors.js";
 import { type FolderQueries, folderQueries } from "./folders.js";
 import { PrismaClient } from "./gen/prisma/client.js";
 import { type IdempotencyKeyQueries, idempotencyKeyQueries } from "./idempotency-keys.js";
@@ -70,7 +71,9 @@ export function createDb(url: string, options: CreateDbOptions): Db {
     ...((options.lockTimeoutMs ?? 2_000) > 0 ? { lock_timeout: options.lockTimeoutMs ?? 2_000 } : {}),
     // A transaction left open by a request that stalled must not hold its locks for ever.
     idle_in_transaction_session_timeout: Math.max(statementTimeoutMs * 2, 10_000),
-    // Dead peers (a cut network) are found by TCP keep-alive rather than waited on.
+    // A cut network answers nothing, not even an error: the client gives up on a query a little
+    // after the server would have cancelled it, and on a dead peer through TCP keep-alive.
+    ...(statementTimeoutMs > 0 ? { query_timeout: statementTimeoutMs + 1_000 } : {}),
     keepAlive: true,
   });
   // An idle connection that the server drops (restart, admin shutdown) emits 'error' on the pool;
@@ -90,10 +93,23 @@ export function createDb(url: string, options: CreateDbOptions): Db {
     projects: projectQueries(client),
     idempotencyKeys: idempotencyKeyQueries(client),
   });
+  // Writes may hold all but a quarter of the connections: when a lock blocks them (another
+  // session holds `folders`), reads keep connections of their own and stay prompt.
+  const writeSlots = Math.max(1, options.poolSize - Math.ceil(options.poolSize / 4));
+  const writes = withTimeout(new Semaphore(writeSlots), acquireTimeoutMs, E_TIMEOUT);
+  const asWrite = <T>(work: () => Promise<T>): Promise<T> =>
+    writes.runExclusive(work).catch((error: unknown) => {
+      if (error === E_TIMEOUT) {
+        throw new DatabaseUnavailableError("no database connection was free in time", "pool-timeout");
+      }
+      throw error;
+    });
   const root = mapFailures(queriesOn(prisma));
   return {
     ...root,
-    transaction: (work) => prisma.$transaction((tx) => work(queriesOn(tx))).catch(rethrowMapped),
+    folders: { create: (folder) => asWrite(() => root.folders.create(folder)) },
+    transaction: (work) =>
+      asWrite(() => prisma.$transaction((tx) => work(queriesOn(tx))).catch(rethrowMapped)),
     async ping() {
       try {
         await pool.query("SELECT 1");

@@ -116,7 +116,7 @@ export function asUnavailable(error: unknown): DatabaseUnavailableError | undefi
   if (sqlState === SQLSTATE.lockNotAvailable) {
     return new DatabaseUnavailableError("a lock was not granted in time", "lock-timeout", { cause: error });
   }
-  if (sqlState === SQLSTATE.queryCanceled) {
+  if (sqlState === SQLSTATE.queryCanceled || /Query read timeout/i.test(message)) {
     return new DatabaseUnavailableError("a statement ran past its timeout", "statement-timeout", {
       cause: error,
     });
