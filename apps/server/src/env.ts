@@ -19,6 +19,8 @@ export interface Config {
   readonly rateLimit: RateLimitConfig;
   /** What one client may hold of the server: connections, time, HTTP/2 streams. */
   readonly connections: ConnectionLimits;
+  /** The largest request body on every protocol, counted after decompression. */
+  readonly maxRequestBodyBytes: number;
 }
 
 /** How access tokens are verified: a JWKS from the issuer, or development mode's own keys. */
@@ -104,6 +106,7 @@ export function loadConfig(env: Env = process.env): Config {
     pageTokenSecret: loadPageTokenSecret(env),
     rateLimit: loadRateLimitConfig(env),
     connections: loadConnectionLimits(env),
+    maxRequestBodyBytes: integer(env, "MAX_REQUEST_BODY_BYTES", 1_048_576, 1024, 67_108_864),
   };
 }
 

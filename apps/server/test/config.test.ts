@@ -24,6 +24,7 @@ describe("configuration", () => {
 
   it("bounds connections and request bodies by default", () => {
     expect(loadConfig({})).toMatchObject({
+      maxRequestBodyBytes: 1_048_576,
       connections: { headersTimeoutMs: 15_000, http2MaxConcurrentStreams: 100 },
     });
   });
@@ -56,6 +57,7 @@ describe("configuration", () => {
     [{ HTTP_HEADERS_TIMEOUT_MS: "0" }, "HTTP_HEADERS_TIMEOUT_MS"],
     [{ HTTP_HEADERS_TIMEOUT_MS: "20000", HTTP_REQUEST_TIMEOUT_MS: "10000" }, "HTTP_REQUEST_TIMEOUT_MS"],
     [{ HTTP2_MAX_CONCURRENT_STREAMS: "0" }, "HTTP2_MAX_CONCURRENT_STREAMS"],
+    [{ MAX_REQUEST_BODY_BYTES: "1 MiB" }, "MAX_REQUEST_BODY_BYTES"],
   ])("stops start-up with one line naming the variable for %j", (env, variable) => {
     const { status, stderr } = startWith(env);
     expect(status).toBe(1);

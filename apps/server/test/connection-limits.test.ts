@@ -35,6 +35,12 @@ const handler: NodeHandler = (req, res) => {
     };
     return;
   }
+  if (req.url === "/early") {
+    // Refuses the body without reading it, as a handler does with one too large.
+    res.statusCode = 413;
+    res.end();
+    return;
+  }
   if (req.url === "/body") {
     req.resume();
     req.on("end", () => res.end("read"));
@@ -143,6 +149,14 @@ describe("HTTP/1.1", () => {
     trickle(connection.socket, "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n", 5);
     await expect.poll(connection.received).toMatch(/^HTTP\/1\.1 200 /);
     connection.socket.destroy();
+  });
+
+  it("closes the connection after a response sent before its request arrived", async () => {
+    const port = await start({});
+    const connection = await open(port);
+    connection.socket.write("POST /early HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100000\r\n\r\nabc");
+    await connection.closed;
+    expect(connection.received()).toMatch(/^HTTP\/1\.1 413 [\s\S]*\r\nConnection: close\r\n/i);
   });
 
   it("refuses connections beyond the maximum", async () => {

@@ -2,6 +2,7 @@ import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
 import { answerClientError } from "./client-error.js";
+import { closeAfterEarlyResponse } from "./early-response.js";
 import { limitHttp2Session } from "./http2-session-limits.js";
 import { normalizeRequestTarget } from "./request-target.js";
 
@@ -78,6 +79,7 @@ export async function listen(
       const socket = res.socket as net.Socket;
       responses.set(socket, res);
       res.once("close", () => responses.delete(socket));
+      closeAfterEarlyResponse(req as http.IncomingMessage, res);
     }
     handler(req, res);
   };
