@@ -61,6 +61,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     verify: tokens.verify,
     limiter: rateLimiting.limiter,
     logger,
+    maxRequestBodyBytes: config.maxRequestBodyBytes,
   });
   const rest = createHttpTranscoder({
     handlers: router.handlers,
@@ -68,6 +69,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     successStatus: restApi.successStatus,
     pageLinks: restApi.pageLinks,
     contextValues: requestContextValues,
+    maxBodyBytes: config.maxRequestBodyBytes,
   });
   const connect = createConnectHandler(router, {
     contextValues: requestContextValues,

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import type { ConnectionLimits } from "./http/listen.js";
 
 /** Everything the server reads from its environment, validated and typed. */
 export interface Config {
@@ -16,6 +17,10 @@ export interface Config {
   /** Key of page-token signatures; undefined: a random key per process. */
   readonly pageTokenSecret: string | undefined;
   readonly rateLimit: RateLimitConfig;
+  /** What one client may hold of the server: connections, time, HTTP/2 streams. */
+  readonly connections: ConnectionLimits;
+  /** The largest request body on every protocol, counted after decompression. */
+  readonly maxRequestBodyBytes: number;
 }
 
 /** How access tokens are verified: a JWKS from the issuer, or development mode's own keys. */
@@ -100,6 +105,28 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: integer(env, "SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
     pageTokenSecret: loadPageTokenSecret(env),
     rateLimit: loadRateLimitConfig(env),
+    connections: loadConnectionLimits(env),
+    maxRequestBodyBytes: integer(env, "MAX_REQUEST_BODY_BYTES", 1_048_576, 1024, 67_108_864),
+  };
+}
+
+function loadConnectionLimits(env: Env): ConnectionLimits {
+  const headersTimeoutMs = integer(env, "HTTP_HEADERS_TIMEOUT_MS", 15_000, 100, 600_000);
+  const requestTimeoutMs = integer(env, "HTTP_REQUEST_TIMEOUT_MS", 60_000, 100, 3_600_000);
+  if (requestTimeoutMs < headersTimeoutMs) {
+    throw new ConfigError(
+      "HTTP_REQUEST_TIMEOUT_MS",
+      `must not be shorter than HTTP_HEADERS_TIMEOUT_MS (${headersTimeoutMs})`,
+    );
+  }
+  return {
+    headersTimeoutMs,
+    requestTimeoutMs,
+    idleTimeoutMs: integer(env, "HTTP_IDLE_TIMEOUT_MS", 65_000, 100, 3_600_000),
+    maxConnections: integer(env, "HTTP_MAX_CONNECTIONS", 10_000, 1, 1_000_000),
+    http2MaxConcurrentStreams: integer(env, "HTTP2_MAX_CONCURRENT_STREAMS", 100, 1, 10_000),
+    http2StreamResetBurst: integer(env, "HTTP2_STREAM_RESET_BURST", 100, 1, 100_000),
+    http2StreamResetRate: integer(env, "HTTP2_STREAM_RESET_RATE", 33, 1, 100_000),
   };
 }
 

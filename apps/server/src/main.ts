@@ -23,7 +23,11 @@ const logger = pino({ level: config.logLevel, base: { service: "folio" } });
 
 try {
   const app = await createApp(config, logger);
-  const server = await listen(app.handler, { host: config.host, port: config.port });
+  const server = await listen(app.handler, {
+    host: config.host,
+    port: config.port,
+    limits: config.connections,
+  });
   const baseUrl = `http://${server.host.includes(":") ? `[${server.host}]` : server.host}:${server.port}`;
   logger.info({ url: baseUrl, embeddedDatabase: app.database.embedded }, "listening");
 

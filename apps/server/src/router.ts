@@ -1,5 +1,4 @@
 import { type ConnectRouter, createConnectRouter, type Interceptor } from "@connectrpc/connect";
-import { compressionBrotli, compressionGzip } from "@connectrpc/connect-node";
 import type { AccessTokenVerifier } from "@folio/auth";
 import { callerKey, createAuthInterceptor } from "@folio/auth";
 import type { Db } from "@folio/db";
@@ -8,6 +7,7 @@ import { FolderService, ProjectService } from "@folio/proto";
 import { createRateLimitInterceptor, type RateLimiter } from "@folio/rate-limit";
 import type { Logger } from "pino";
 import { restApi, services } from "./api.js";
+import { connectRequestOptions } from "./connect-request-options.js";
 import { createErrorInterceptor } from "./error-interceptor.js";
 import { createFolderService } from "./services/folders.js";
 import type { PageTokens } from "./services/page-token.js";
@@ -20,6 +20,8 @@ export interface RouterDependencies {
   readonly verify: AccessTokenVerifier;
   readonly limiter: RateLimiter | undefined;
   readonly logger: Logger;
+  /** The largest request message, counted after decompression. */
+  readonly maxRequestBodyBytes: number;
 }
 
 /**
@@ -30,7 +32,7 @@ export interface RouterDependencies {
 export function createRouter(deps: RouterDependencies): ConnectRouter {
   const router = createConnectRouter({
     interceptors: interceptorChain(deps),
-    acceptCompression: [compressionGzip, compressionBrotli],
+    ...connectRequestOptions(deps.maxRequestBodyBytes),
   });
   router.service(FolderService, createFolderService(deps.db));
   router.service(ProjectService, createProjectService(deps.db, deps.pageTokens));

@@ -108,6 +108,19 @@ const cases: Case[] = [
     message: "token is not yet valid",
   },
   {
+    name: "a token without exp",
+    authorization: bearer(() => issuer.sign({}, {}, null)),
+    code: Code.Unauthenticated,
+    challenge: /error="invalid_token"/,
+    message: 'token has no "exp" claim',
+  },
+  {
+    name: "a token issued in the future",
+    authorization: bearer(() => issuer.sign({ iat: now() + 600 })),
+    code: Code.Unauthenticated,
+    message: "token was issued in the future",
+  },
+  {
     name: "the wrong issuer",
     authorization: bearer(() => issuer.sign({ iss: "https://elsewhere.test" })),
     code: Code.Unauthenticated,

@@ -22,6 +22,13 @@ describe("configuration", () => {
     expect(config.auth.mode).toBe("development");
   });
 
+  it("bounds connections and request bodies by default", () => {
+    expect(loadConfig({})).toMatchObject({
+      maxRequestBodyBytes: 1_048_576,
+      connections: { headersTimeoutMs: 15_000, http2MaxConcurrentStreams: 100 },
+    });
+  });
+
   it("uses a JWKS when one is configured", () => {
     const config = loadConfig({
       AUTH_JWKS_URL: "https://issuer.example/jwks.json",
@@ -47,6 +54,10 @@ describe("configuration", () => {
     [{ RATE_LIMIT_TOKEN_REQUESTS: "-5" }, "RATE_LIMIT_TOKEN_REQUESTS"],
     [{ RATE_LIMIT_WINDOW_SECONDS: "0" }, "RATE_LIMIT_WINDOW_SECONDS"],
     [{ REDIS_URL: "localhost:6379" }, "REDIS_URL"],
+    [{ HTTP_HEADERS_TIMEOUT_MS: "0" }, "HTTP_HEADERS_TIMEOUT_MS"],
+    [{ HTTP_HEADERS_TIMEOUT_MS: "20000", HTTP_REQUEST_TIMEOUT_MS: "10000" }, "HTTP_REQUEST_TIMEOUT_MS"],
+    [{ HTTP2_MAX_CONCURRENT_STREAMS: "0" }, "HTTP2_MAX_CONCURRENT_STREAMS"],
+    [{ MAX_REQUEST_BODY_BYTES: "1 MiB" }, "MAX_REQUEST_BODY_BYTES"],
   ])("stops start-up with one line naming the variable for %j", (env, variable) => {
     const { status, stderr } = startWith(env);
     expect(status).toBe(1);

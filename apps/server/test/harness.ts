@@ -74,7 +74,11 @@ export async function startTestServer(
           { write: (line: string) => log(JSON.parse(line) as Record<string, unknown>) },
         );
   const app = await createApp(config, logger);
-  const server: Listening = await listen(app.handler, { host: "127.0.0.1", port: 0 });
+  const server: Listening = await listen(app.handler, {
+    host: "127.0.0.1",
+    port: 0,
+    limits: config.connections,
+  });
   const baseUrl = `http://127.0.0.1:${server.port}`;
   const pool = new pg.Pool({
     connectionString: database.url,

@@ -70,6 +70,7 @@ export async function createAccessTokenVerifier(
   }
   const userClaim = options.userClaim ?? "sub";
   const orgClaim = options.orgClaim ?? "org_id";
+  const tolerance = options.clockToleranceSeconds ?? 30;
 
   return async (token) => {
     let payload: JWTPayload;
@@ -78,8 +79,15 @@ export async function createAccessTokenVerifier(
         issuer: options.issuer,
         audience: options.audience,
         algorithms,
-        clockTolerance: options.clockToleranceSeconds ?? 30,
+        clockTolerance: tolerance,
+        // RFC 9068, section 2.2: an access token without an expiry would never stop working.
+        requiredClaims: ["exp"],
       });
+      // jose checks a future iat only together with a maximum token age, which is not wanted.
+      const iat = result.payload.iat;
+      if (iat !== undefined && iat > Date.now() / 1000 + tolerance) {
+        throw new InvalidTokenError("token was issued in the future");
+      }
       const typ = result.protectedHeader.typ;
       if (typ !== undefined && !ACCEPTED_TYPES.has(typ.toLowerCase())) {
         throw new InvalidTokenError(`token type "${typ}" is not an access token`);
@@ -137,6 +145,7 @@ async function resolveKeySet(options: AccessTokenVerifierOptions): Promise<JWTVe
 function describeFailure(error: errors.JOSEError): string {
   if (error instanceof errors.JWTExpired) return "token has expired";
   if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.reason === "missing") return `token has no "${error.claim}" claim`;
     switch (error.claim) {
       case "nbf":
         return "token is not yet valid";

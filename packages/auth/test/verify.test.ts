@@ -46,6 +46,10 @@ describe("createAccessTokenVerifier", () => {
     expect([...caller.scopes]).toEqual(["project:read"]);
   });
 
+  it("accepts an iat in the future within the clock tolerance", async () => {
+    await expect(verify(await issuer.sign({ iat: now() + 3 }))).resolves.toBeDefined();
+  });
+
   it("accepts typ JWT as well as at+jwt", async () => {
     await expect(verify(await issuer.sign({}, { typ: "JWT" }))).resolves.toBeDefined();
   });
@@ -53,6 +57,8 @@ describe("createAccessTokenVerifier", () => {
   it.each([
     ["expired", () => issuer.sign({ exp: now() - 60 }), "token has expired"],
     ["not yet valid", () => issuer.sign({ nbf: now() + 600 }), "token is not yet valid"],
+    ["no exp (RFC 9068, section 2.2)", () => issuer.sign({}, {}, null), 'token has no "exp" claim'],
+    ["an iat in the future", () => issuer.sign({ iat: now() + 600 }), "token was issued in the future"],
     ["wrong issuer", () => issuer.sign({ iss: "https://evil.test" }), "token has the wrong issuer"],
     ["wrong audience", () => issuer.sign({ aud: "other-api" }), "token has the wrong audience"],
     ["unknown kid", () => issuer.sign({}, { kid: "nope" }), "token is signed with an unknown key"],

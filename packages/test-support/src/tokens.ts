@@ -10,8 +10,11 @@ export interface TestIssuer {
   readonly kid: string;
   readonly alg: string;
   readonly jwks: JSONWebKeySet;
-  /** Signs a token; claims default to a valid access token of a random user and org with both scopes. */
-  sign(claims?: JWTPayload, header?: Record<string, unknown>, expiresIn?: string): Promise<string>;
+  /**
+   * Signs a token; claims default to a valid access token of a random user and org with both
+   * scopes. `expiresIn` null: a token without `exp`.
+   */
+  sign(claims?: JWTPayload, header?: Record<string, unknown>, expiresIn?: string | null): Promise<string>;
 }
 
 /** Creates a test issuer with its own key pair (ES256 unless told otherwise). */
@@ -31,10 +34,10 @@ export async function createTestIssuer(alg = "ES256", kid: string = randomUUID()
       })
         .setProtectedHeader({ alg, kid, typ: "at+jwt", ...header })
         .setIssuer((claims.iss as string | undefined) ?? TEST_ISSUER)
-        .setAudience((claims.aud as string | string[] | undefined) ?? TEST_AUDIENCE)
-        .setIssuedAt();
-      // An explicit exp in the claims wins over the default lifetime.
-      if (claims.exp === undefined) jwt.setExpirationTime(expiresIn);
+        .setAudience((claims.aud as string | string[] | undefined) ?? TEST_AUDIENCE);
+      // Explicit iat and exp in the claims win over the defaults.
+      if (claims.iat === undefined) jwt.setIssuedAt();
+      if (claims.exp === undefined && expiresIn !== null) jwt.setExpirationTime(expiresIn);
       return jwt.sign(privateKey);
     },
   };

@@ -18,6 +18,15 @@ export interface ValidCreateFolder {
 const MAX_NAME_LENGTH = 255;
 const MAX_KEY_LENGTH = 255;
 const CONTROL = /\p{Cc}/u;
+/**
+ * Characters that change how a name reads without being seen, so that two names look alike:
+ * bidirectional controls (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069), zero-width
+ * characters (U+200B..U+200D, U+2060..U+2064, U+FEFF) and noncharacters (U+FDD0..U+FDEF and the
+ * last two code points of every plane). A zero-width joiner inside an emoji sequence (👩‍💻) is
+ * the one exception: it is visible as the emoji it forms.
+ */
+const INVISIBLE =
+  /[\p{Bidi_Control}\u200B\u200C\u2060-\u2064\uFEFF\p{Noncharacter_Code_Point}]|(?<!\p{Extended_Pictographic}[\uFE0F\p{Emoji_Modifier}]?)\u200D|\u200D(?!\p{Extended_Pictographic})/u;
 const COLOR = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 
@@ -36,6 +45,13 @@ export function validateCreateFolder(request: CreateFolderRequest, headers: Head
     violations.push({ field: "name", description: `must be at most ${MAX_NAME_LENGTH} characters` });
   } else if (CONTROL.test(name)) {
     violations.push({ field: "name", description: "must not contain control characters" });
+  } else if (INVISIBLE.test(name)) {
+    const found = INVISIBLE.exec(name)?.[0] ?? "";
+    const codePoint = `U+${(found.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
+    violations.push({
+      field: "name",
+      description: `must not contain invisible characters, bidirectional controls or noncharacters (${codePoint})`,
+    });
   } else if (name.includes("/") || name.includes("\\")) {
     violations.push({ field: "name", description: 'must not contain "/" or "\\"' });
   } else if (name === "." || name === "..") {

@@ -10,6 +10,7 @@ import {
   type ProjectService,
 } from "@folio/proto";
 import { invalidArgument } from "./invalid-argument.js";
+import { validateListProjectsFilters } from "./list-projects-request.js";
 import type { PageTokens } from "./page-token.js";
 
 /** Page size when the request names none, and the largest one served. */
@@ -23,6 +24,7 @@ export function createProjectService(db: Db, pageTokens: PageTokens): ServiceImp
   return {
     async listProjects(request, context) {
       const caller = requireCaller(context);
+      validateListProjectsFilters(request);
       if (request.pageSize < 0) {
         throw invalidArgument([{ field: "pageSize", description: "must not be negative" }]);
       }
