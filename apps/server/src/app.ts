@@ -9,6 +9,7 @@ import { openDatabase } from "./database.js";
 import { seedDemoProjects } from "./demo.js";
 import type { Config } from "./env.js";
 import { createConnectHandler } from "./http/connect-handler.js";
+import { createCors } from "./http/cors.js";
 import { createDispatch } from "./http/dispatch.js";
 import { liveness } from "./http/health.js";
 import type { NodeHandler } from "./http/listen.js";
@@ -80,6 +81,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   const handler = withRequestLog(
     logger,
     createDispatch({
+      cors: createCors(config.corsAllowedOrigins),
       health: liveness,
       jwks: tokens.developmentIssuer?.jwks,
       docs: createApiDocsHandler({ document: createFolioOpenApiDocument() }),

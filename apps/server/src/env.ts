@@ -16,6 +16,8 @@ export interface Config {
   /** Key of page-token signatures; undefined: a random key per process. */
   readonly pageTokenSecret: string | undefined;
   readonly rateLimit: RateLimitConfig;
+  /** Origins whose pages may call the API from a browser (CORS); empty: none. */
+  readonly corsAllowedOrigins: readonly string[];
 }
 
 /** How access tokens are verified: a JWKS from the issuer, or development mode's own keys. */
@@ -100,7 +102,30 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: integer(env, "SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
     pageTokenSecret: loadPageTokenSecret(env),
     rateLimit: loadRateLimitConfig(env),
+    corsAllowedOrigins: loadCorsAllowedOrigins(env),
   };
+}
+
+/** Comma-separated exact origins (`scheme://host[:port]`); a path, a wildcard or `null` is refused. */
+function loadCorsAllowedOrigins(env: Env): string[] {
+  const origins = (text(env, "CORS_ALLOWED_ORIGINS") ?? "")
+    .split(",")
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== "");
+  for (const origin of origins) {
+    // An origin is what URL.origin serialises to: browsers send exactly that in the Origin header.
+    if (
+      !URL.canParse(origin) ||
+      !/^https?:$/.test(new URL(origin).protocol) ||
+      new URL(origin).origin !== origin
+    ) {
+      throw new ConfigError(
+        "CORS_ALLOWED_ORIGINS",
+        `must list origins such as https://app.example.com or http://localhost:5173, without path or trailing slash (got "${origin}")`,
+      );
+    }
+  }
+  return origins;
 }
 
 function loadPageTokenSecret(env: Env): string | undefined {

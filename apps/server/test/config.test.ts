@@ -31,6 +31,14 @@ describe("configuration", () => {
     expect(config.auth).toMatchObject({ mode: "jwks", jwksUrl: "https://issuer.example/jwks.json" });
   });
 
+  it("reads CORS_ALLOWED_ORIGINS as a comma-separated list of origins; unset is none", () => {
+    expect(loadConfig({}).corsAllowedOrigins).toEqual([]);
+    expect(
+      loadConfig({ CORS_ALLOWED_ORIGINS: " http://localhost:5173, https://app.example.com ," })
+        .corsAllowedOrigins,
+    ).toEqual(["http://localhost:5173", "https://app.example.com"]);
+  });
+
   it.each([
     [{ PORT: "http" }, "PORT"],
     [{ PORT: "70000" }, "PORT"],
@@ -47,6 +55,8 @@ describe("configuration", () => {
     [{ RATE_LIMIT_TOKEN_REQUESTS: "-5" }, "RATE_LIMIT_TOKEN_REQUESTS"],
     [{ RATE_LIMIT_WINDOW_SECONDS: "0" }, "RATE_LIMIT_WINDOW_SECONDS"],
     [{ REDIS_URL: "localhost:6379" }, "REDIS_URL"],
+    [{ CORS_ALLOWED_ORIGINS: "http://localhost:5173/" }, "CORS_ALLOWED_ORIGINS"],
+    [{ CORS_ALLOWED_ORIGINS: "*" }, "CORS_ALLOWED_ORIGINS"],
   ])("stops start-up with one line naming the variable for %j", (env, variable) => {
     const { status, stderr } = startWith(env);
     expect(status).toBe(1);

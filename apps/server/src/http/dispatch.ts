@@ -3,6 +3,8 @@ import { respond } from "./respond.js";
 
 /** The handlers of the server's paths, each of one job. */
 export interface Routes {
+  /** CORS: adds its headers for an allowed origin; true when it answered a preflight. */
+  readonly cors: (req: Parameters<NodeHandler>[0], res: Parameters<NodeHandler>[1]) => boolean;
   /** `GET /healthz`. */
   readonly health: NodeHandler;
   /** The public keys of development mode's tokens, `GET /.well-known/jwks.json`; absent otherwise. */
@@ -19,6 +21,7 @@ export interface Routes {
 export function createDispatch(routes: Routes): NodeHandler {
   const jwksBody = routes.jwks === undefined ? undefined : JSON.stringify(routes.jwks);
   return (req, res) => {
+    if (routes.cors(req, res)) return;
     const path = (req.url ?? "/").split("?", 1)[0];
     if (req.method === "GET" && path === "/healthz") {
       routes.health(req, res);
