@@ -15,6 +15,7 @@ import { liveness } from "./http/health.js";
 import type { NodeHandler } from "./http/listen.js";
 import { requestContextValues } from "./http/request-id.js";
 import { withRequestLog } from "./http/request-log.js";
+import { loadWebApp } from "./http/web-app.js";
 import { scheduleIdempotencyPurge } from "./idempotency-purge.js";
 import { createFolioOpenApiDocument } from "./openapi-document.js";
 import { createRateLimiting } from "./rate-limiter.js";
@@ -85,6 +86,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       health: liveness,
       jwks: tokens.developmentIssuer?.jwks,
       docs: createApiDocsHandler({ document: createFolioOpenApiDocument() }),
+      webApp: loadWebApp(logger),
       rest,
       connect,
     }),

@@ -11,6 +11,8 @@ export interface Routes {
   readonly jwks: object | undefined;
   /** The OpenAPI document and docs page: true when it answered the request. */
   readonly docs: (req: Parameters<NodeHandler>[0], res: Parameters<NodeHandler>[1]) => boolean;
+  /** The web app at `/` and its routes and files; absent when it is not built. */
+  readonly webApp: ((req: Parameters<NodeHandler>[0], res: Parameters<NodeHandler>[1]) => boolean) | undefined;
   /** REST, everything under `/api/`. */
   readonly rest: NodeHandler;
   /** Connect, gRPC and gRPC-Web: every other path. */
@@ -32,6 +34,7 @@ export function createDispatch(routes: Routes): NodeHandler {
       return;
     }
     if (routes.docs(req, res)) return;
+    if (routes.webApp?.(req, res)) return;
     if (path?.startsWith("/api/")) {
       routes.rest(req, res);
       return;
