@@ -9,11 +9,13 @@ import { openDatabase } from "./database.js";
 import { seedDemoProjects } from "./demo.js";
 import type { Config } from "./env.js";
 import { createConnectHandler } from "./http/connect-handler.js";
+import { createCors } from "./http/cors.js";
 import { createDispatch } from "./http/dispatch.js";
 import { liveness } from "./http/health.js";
 import type { NodeHandler } from "./http/listen.js";
 import { requestContextValues } from "./http/request-id.js";
 import { withRequestLog } from "./http/request-log.js";
+import { loadWebApp } from "./http/web-app.js";
 import { scheduleIdempotencyPurge } from "./idempotency-purge.js";
 import { createFolioOpenApiDocument } from "./openapi-document.js";
 import { createRateLimiting } from "./rate-limiter.js";
@@ -82,9 +84,11 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   const handler = withRequestLog(
     logger,
     createDispatch({
+      cors: createCors(config.corsAllowedOrigins),
       health: liveness,
       jwks: tokens.developmentIssuer?.jwks,
       docs: createApiDocsHandler({ document: createFolioOpenApiDocument() }),
+      webApp: loadWebApp(logger),
       rest,
       connect,
     }),

@@ -21,6 +21,8 @@ export interface Config {
   readonly connections: ConnectionLimits;
   /** The largest request body on every protocol, counted after decompression. */
   readonly maxRequestBodyBytes: number;
+  /** Origins whose pages may call the API from a browser (CORS); empty: none. */
+  readonly corsAllowedOrigins: readonly string[];
 }
 
 /** How access tokens are verified: a JWKS from the issuer, or development mode's own keys. */
@@ -107,6 +109,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit: loadRateLimitConfig(env),
     connections: loadConnectionLimits(env),
     maxRequestBodyBytes: integer(env, "MAX_REQUEST_BODY_BYTES", 1_048_576, 1024, 67_108_864),
+    corsAllowedOrigins: loadCorsAllowedOrigins(env),
   };
 }
 
@@ -128,6 +131,28 @@ function loadConnectionLimits(env: Env): ConnectionLimits {
     http2StreamResetBurst: integer(env, "HTTP2_STREAM_RESET_BURST", 100, 1, 100_000),
     http2StreamResetRate: integer(env, "HTTP2_STREAM_RESET_RATE", 33, 1, 100_000),
   };
+}
+
+/** Comma-separated exact origins (`scheme://host[:port]`); a path, a wildcard or `null` is refused. */
+function loadCorsAllowedOrigins(env: Env): string[] {
+  const origins = (text(env, "CORS_ALLOWED_ORIGINS") ?? "")
+    .split(",")
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== "");
+  for (const origin of origins) {
+    // An origin is what URL.origin serialises to: browsers send exactly that in the Origin header.
+    if (
+      !URL.canParse(origin) ||
+      !/^https?:$/.test(new URL(origin).protocol) ||
+      new URL(origin).origin !== origin
+    ) {
+      throw new ConfigError(
+        "CORS_ALLOWED_ORIGINS",
+        `must list origins such as https://app.example.com or http://localhost:5173, without path or trailing slash (got "${origin}")`,
+      );
+    }
+  }
+  return origins;
 }
 
 function loadPageTokenSecret(env: Env): string | undefined {

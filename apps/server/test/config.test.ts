@@ -38,6 +38,14 @@ describe("configuration", () => {
     expect(config.auth).toMatchObject({ mode: "jwks", jwksUrl: "https://issuer.example/jwks.json" });
   });
 
+  it("reads CORS_ALLOWED_ORIGINS as a comma-separated list of origins; unset is none", () => {
+    expect(loadConfig({}).corsAllowedOrigins).toEqual([]);
+    expect(
+      loadConfig({ CORS_ALLOWED_ORIGINS: " http://localhost:5173, https://app.example.com ," })
+        .corsAllowedOrigins,
+    ).toEqual(["http://localhost:5173", "https://app.example.com"]);
+  });
+
   it.each([
     [{ PORT: "http" }, "PORT"],
     [{ PORT: "70000" }, "PORT"],
@@ -58,6 +66,8 @@ describe("configuration", () => {
     [{ HTTP_HEADERS_TIMEOUT_MS: "20000", HTTP_REQUEST_TIMEOUT_MS: "10000" }, "HTTP_REQUEST_TIMEOUT_MS"],
     [{ HTTP2_MAX_CONCURRENT_STREAMS: "0" }, "HTTP2_MAX_CONCURRENT_STREAMS"],
     [{ MAX_REQUEST_BODY_BYTES: "1 MiB" }, "MAX_REQUEST_BODY_BYTES"],
+    [{ CORS_ALLOWED_ORIGINS: "http://localhost:5173/" }, "CORS_ALLOWED_ORIGINS"],
+    [{ CORS_ALLOWED_ORIGINS: "*" }, "CORS_ALLOWED_ORIGINS"],
   ])("stops start-up with one line naming the variable for %j", (env, variable) => {
     const { status, stderr } = startWith(env);
     expect(status).toBe(1);

@@ -16,6 +16,7 @@ export interface DocsRequest {
 /** The response methods the handler calls: both `http` and `http2` responses have them. */
 export interface DocsResponse {
   statusCode: number;
+  getHeader(name: string): number | string | string[] | undefined;
   setHeader(name: string, value: string | number | readonly string[]): unknown;
   end(body?: string | Uint8Array): unknown;
 }
@@ -166,7 +167,9 @@ async function sendAsset(req: DocsRequest, res: DocsResponse, asset: Asset): Pro
   res.setHeader("cache-control", asset.cacheControl);
   res.setHeader("etag", asset.etag);
   res.setHeader("x-content-type-options", "nosniff");
-  res.setHeader("vary", "accept-encoding");
+  // Added to what is there: a CORS layer before this handler may vary the response by Origin.
+  const vary = res.getHeader("vary");
+  res.setHeader("vary", vary === undefined || vary === "" ? "accept-encoding" : `${vary}, accept-encoding`);
   const ifNoneMatch = req.headers["if-none-match"];
   if (ifNoneMatch?.split(",").some((tag) => tag.trim() === asset.etag)) {
     res.statusCode = 304;

@@ -3,12 +3,18 @@ import { respond } from "./respond.js";
 
 /** The handlers of the server's paths, each of one job. */
 export interface Routes {
+  /** CORS: adds its headers for an allowed origin; true when it answered a preflight. */
+  readonly cors: (req: Parameters<NodeHandler>[0], res: Parameters<NodeHandler>[1]) => boolean;
   /** `GET /healthz`. */
   readonly health: NodeHandler;
   /** The public keys of development mode's tokens, `GET /.well-known/jwks.json`; absent otherwise. */
   readonly jwks: object | undefined;
   /** The OpenAPI document and docs page: true when it answered the request. */
   readonly docs: (req: Parameters<NodeHandler>[0], res: Parameters<NodeHandler>[1]) => boolean;
+  /** The web app at `/` and its routes and files; absent when it is not built. */
+  readonly webApp:
+    | ((req: Parameters<NodeHandler>[0], res: Parameters<NodeHandler>[1]) => boolean)
+    | undefined;
   /** REST, everything under `/api/`. */
   readonly rest: NodeHandler;
   /** Connect, gRPC and gRPC-Web: every other path. */
@@ -19,6 +25,7 @@ export interface Routes {
 export function createDispatch(routes: Routes): NodeHandler {
   const jwksBody = routes.jwks === undefined ? undefined : JSON.stringify(routes.jwks);
   return (req, res) => {
+    if (routes.cors(req, res)) return;
     const path = (req.url ?? "/").split("?", 1)[0];
     if (req.method === "GET" && path === "/healthz") {
       routes.health(req, res);
@@ -29,6 +36,7 @@ export function createDispatch(routes: Routes): NodeHandler {
       return;
     }
     if (routes.docs(req, res)) return;
+    if (routes.webApp?.(req, res)) return;
     if (path?.startsWith("/api/")) {
       routes.rest(req, res);
       return;

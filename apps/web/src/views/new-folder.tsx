@@ -1,0 +1,280 @@
+import { useMutation } from "@connectrpc/connect-query";
+import { type Folder, FolderService } from "@folio/proto";
+import { type FormEvent, useRef, useState } from "react";
+import { describedBy, ErrorSummary, FieldError, TextField, useSecondsLeft } from "../components.js";
+import { useConnection } from "../connection-context.js";
+import { describeError } from "../errors.js";
+import { Link } from "../router.js";
+import { ROUTES } from "../routes.js";
+
+/** Colours offered with one click; any other `#rrggbb` can be typed or picked. */
+export const PRESET_COLOURS = [
+  { name: "Blue", value: "#1e6fd9" },
+  { name: "Teal", value: "#0f8b8d" },
+  { name: "Green", value: "#2f8f46" },
+  { name: "Amber", value: "#c98a06" },
+  { name: "Orange", value: "#d9621e" },
+  { name: "Red", value: "#d0353f" },
+  { name: "Purple", value: "#7b4fd6" },
+  { name: "Slate", value: "#5a6b7d" },
+] as const;
+
+/** The control of each request field, for the error summary's links and the field messages. */
+const FIELD_IDS = {
+  name: "folder-name",
+  color: "folder-colour-custom",
+  parentId: "folder-parent",
+};
+
+type ColourChoice = { kind: "none" } | { kind: "preset"; value: string } | { kind: "custom"; value: string };
+
+/** Creates a folder: a name, a colour, an optional parent; explains every refusal next to its field. */
+export function NewFolderView() {
+  const { connection, baseUrl, token } = useConnection();
+  const [name, setName] = useState("");
+  const [colour, setColour] = useState<ColourChoice>({ kind: "none" });
+  const [parentId, setParentId] = useState("");
+  const [created, setCreated] = useState<Folder[]>([]);
+  const [submitCount, setSubmitCount] = useState(0);
+  // One idempotency key per distinct request: a double submit or a retry of the same values
+  // creates one folder; changed values are a new request with a new key.
+  const key = useRef<{ request: string; id: string } | undefined>(undefined);
+
+  const [retryAt, setRetryAt] = useState<number | undefined>(undefined);
+  const errorContext = {
+    method: FolderService.method.createFolder,
+    apiUrl: baseUrl,
+    pageOrigin: window.location.origin,
+    tokenExpiresAt: token?.expiresAt,
+  };
+
+  const mutation = useMutation(FolderService.method.createFolder, {
+    onSuccess: (response) => {
+      if (response.folder) setCreated((list) => [response.folder as Folder, ...list]);
+      key.current = undefined;
+      setName("");
+    },
+    onError: (error) => {
+      const wait = describeError(error, errorContext).retryAfterSeconds;
+      setRetryAt(wait === undefined ? undefined : Date.now() + wait * 1000);
+    },
+  });
+  const report = mutation.error ? describeError(mutation.error, errorContext) : undefined;
+  const secondsLeft = useSecondsLeft(retryAt);
+
+  const color = colour.kind === "none" ? undefined : colour.value.trim();
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const request = {
+      name,
+      ...(color === undefined ? {} : { color }),
+      ...(parentId.trim() === "" ? {} : { parentId: parentId.trim() }),
+    };
+    const fingerprint = JSON.stringify(request);
+    if (key.current?.request !== fingerprint) key.current = { request: fingerprint, id: randomId() };
+    setSubmitCount((n) => n + 1);
+    mutation.mutate({ ...request, requestId: key.current.id });
+  };
+  const justCreated = mutation.isSuccess ? mutation.data.folder : undefined;
+
+  return (
+    <>
+      <header className="view-header">
+        <h1 tabIndex={-1}>New folder</h1>
+        <p className="lede">Folders hold your organisation's documents; nest them by naming a parent.</p>
+      </header>
+
+      {connection.token === "" && (
+        <p className="notice">
+          You are not connected yet: paste an access token on the{" "}
+          <Link href={ROUTES.connection}>Connection</Link> page first.
+        </p>
+      )}
+
+      <div className="columns">
+        <form className="card form" onSubmit={submit} noValidate aria-labelledby="new-folder-title">
+          <h2 id="new-folder-title" className="visually-hidden">
+            Folder details
+          </h2>
+          {report && <ErrorSummary key={submitCount} report={report} fieldIds={FIELD_IDS} focus />}
+          {justCreated && (
+            <p className="success" role="status">
+              Folder “{justCreated.name}” created.
+            </p>
+          )}
+
+          <TextField
+            id={FIELD_IDS.name}
+            label="Name"
+            value={name}
+            onChange={(event) => setName(event.target.value)}
+            error={report?.fields.name}
+            autoComplete="off"
+            maxLength={300}
+          />
+
+          <ColourPicker value={colour} onChange={setColour} error={report?.fields.color} />
+
+          <TextField
+            id={FIELD_IDS.parentId}
+            label="Parent folder id (optional)"
+            hint="Leave empty for a top-level folder."
+            value={parentId}
+            onChange={(event) => setParentId(event.target.value)}
+            error={report?.fields.parentId}
+            autoComplete="off"
+            spellCheck={false}
+            className="field--mono"
+            placeholder="00000000-0000-0000-0000-000000000000"
+          />
+
+          <div className="form__actions">
+            <button
+              type="submit"
+              className="button button--primary"
+              disabled={mutation.isPending || secondsLeft > 0}
+            >
+              {mutation.isPending
+                ? "Creating…"
+                : secondsLeft > 0
+                  ? `Try again in ${secondsLeft} s`
+                  : "Create folder"}
+            </button>
+          </div>
+        </form>
+
+        <section className="card created" aria-labelledby="created-title">
+          <h2 id="created-title">Created in this tab</h2>
+          {created.length === 0 ? (
+            <p className="muted">Folders you create appear here, with their ids to use as parents.</p>
+          ) : (
+            <ul className="folder-list">
+              {created.map((folder) => (
+                <li key={folder.id} className="folder-list__item">
+                  <FolderIcon color={folder.color} />
+                  <div className="folder-list__text">
+                    <span className="folder-list__name">{folder.name}</span>
+                    <code className="folder-list__id">{folder.id}</code>
+                  </div>
+                  <button
+                    type="button"
+                    className="button button--small button--quiet"
+                    onClick={() => {
+                      setParentId(folder.id);
+                      document.getElementById(FIELD_IDS.name)?.focus();
+                    }}
+                  >
+                    Use as parent<span className="visually-hidden">: {folder.name}</span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      </div>
+    </>
+  );
+}
+
+/** Colour choice: none, one of the presets, or any colour typed as hex or picked. */
+function ColourPicker({
+  value,
+  onChange,
+  error,
+}: {
+  value: ColourChoice;
+  onChange: (choice: ColourChoice) => void;
+  error: string | undefined;
+}) {
+  const customValue = value.kind === "custom" ? value.value : "";
+  const pickerValue = /^#[0-9a-f]{6}$/i.test(customValue) ? customValue : "#1e6fd9";
+  return (
+    <fieldset
+      className={`field colour-picker${error ? " field--invalid" : ""}`}
+      aria-describedby={error ? "folder-colour-error" : undefined}
+    >
+      <legend>Colour</legend>
+      <div className="swatches">
+        <label className="swatch swatch--none">
+          <input
+            type="radio"
+            name="colour"
+            checked={value.kind === "none"}
+            onChange={() => onChange({ kind: "none" })}
+          />
+          <span className="swatch__chip" aria-hidden="true" />
+          <span className="visually-hidden">No colour</span>
+        </label>
+        {PRESET_COLOURS.map((preset) => (
+          <label key={preset.value} className="swatch" title={preset.name}>
+            <input
+              type="radio"
+              name="colour"
+              value={preset.value}
+              checked={value.kind === "preset" && value.value === preset.value}
+              onChange={() => onChange({ kind: "preset", value: preset.value })}
+            />
+            <span className="swatch__chip" style={{ backgroundColor: preset.value }} aria-hidden="true" />
+            <span className="visually-hidden">{preset.name}</span>
+          </label>
+        ))}
+        <label className="swatch swatch--custom">
+          <input
+            type="radio"
+            name="colour"
+            checked={value.kind === "custom"}
+            onChange={() => onChange({ kind: "custom", value: customValue || pickerValue })}
+          />
+          <span className="swatch__label">Custom</span>
+        </label>
+      </div>
+      {value.kind === "custom" && (
+        <div className="custom-colour">
+          <label htmlFor="folder-colour-custom">Hex code</label>
+          <input
+            id="folder-colour-custom"
+            className="custom-colour__hex"
+            value={customValue}
+            onChange={(event) => onChange({ kind: "custom", value: event.target.value })}
+            aria-invalid={error ? true : undefined}
+            aria-describedby={describedBy("folder-colour", false, Boolean(error))}
+            spellCheck={false}
+            autoComplete="off"
+            placeholder="#rrggbb"
+          />
+          <label htmlFor="folder-colour-pick" className="visually-hidden">
+            Pick a colour
+          </label>
+          <input
+            id="folder-colour-pick"
+            type="color"
+            value={pickerValue}
+            onChange={(event) => onChange({ kind: "custom", value: event.target.value })}
+          />
+        </div>
+      )}
+      <FieldError id="folder-colour" message={error} />
+    </fieldset>
+  );
+}
+
+/** A folder glyph in the folder's colour (grey when it has none). */
+export function FolderIcon({ color }: { color: string | undefined }) {
+  return (
+    <svg className="folder-icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
+      <path
+        d="M3 7.5A2.5 2.5 0 0 1 5.5 5h3.6a2 2 0 0 1 1.5.7l1.2 1.3h6.7A2.5 2.5 0 0 1 21 9.5v8A2.5 2.5 0 0 1 18.5 20h-13A2.5 2.5 0 0 1 3 17.5z"
+        fill={color ?? "var(--folder-none)"}
+      />
+    </svg>
+  );
+}
+
+/** A random UUID (v4); crypto.randomUUID exists only on secure origins, getRandomValues everywhere. */
+function randomId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = ((bytes[6] as number) & 0x0f) | 0x40;
+  bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
