@@ -8,9 +8,9 @@
 //                                                    totals as the last line: `N passed, M failed[, K skipped]`
 //
 // Every package with a `test` script must have a report from this run. One that has none (its tests
-// did not run: its build failed, turbo aborted it, Vitest crashed), one older than the stamp, or one
-// that cannot be read counts as one failed test and is named on a line of its own, so that the
-// totals never look green while a package's tests did not run. `--root <dir>` names the workspace
+// did not run: its build or type check failed, turbo aborted it, Vitest crashed), one older than the
+// stamp, or one that cannot be read counts as one failed test and is named on a line of its own, so
+// that the totals never look green while a package's tests did not run. `--root <dir>` names the workspace
 // (default: this repository). Plain Node, no dependencies: it runs whatever state the workspace is
 // in. It always exits 0; the caller exits with turbo's status.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -86,7 +86,8 @@ function readReport(directory, runStartedMs) {
   const shown = relative(root, path);
   if (!existsSync(path)) {
     return {
-      problem: "no test report from this run (its tests did not run: build failed, aborted or crashed)",
+      problem:
+        "no test report from this run (its tests did not run: its build or type check failed, turbo aborted it, or it crashed)",
     };
   }
   let report;

@@ -97,7 +97,7 @@ describe("summary.mjs", () => {
 
     expect(lines).toEqual([
       "@fixture/tools: 1 passed, 0 failed",
-      "@fixture/aborted: no test report from this run (its tests did not run: build failed, aborted or crashed): counted as 1 failed",
+      "@fixture/aborted: no test report from this run (its tests did not run: its build or type check failed, turbo aborted it, or it crashed): counted as 1 failed",
       "@fixture/broken: 1 passed, 1 failed (1 test file failed outside its tests)",
       "@fixture/failing: 2 passed, 1 failed",
       "@fixture/passing: 3 passed, 0 failed, 1 skipped",
