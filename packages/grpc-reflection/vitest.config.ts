@@ -1,8 +1,3 @@
-import { defineConfig } from "vitest/config";
+import { folioVitestConfig } from "@folio/test-support/vitest";
 
-export default defineConfig({
-  test: {
-    include: ["test/**/*.test.ts"],
-    reporters: ["default", ["json", { outputFile: ".vitest/results.json" }]],
-  },
-});
+export default folioVitestConfig();

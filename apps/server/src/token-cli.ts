@@ -3,12 +3,14 @@ import { loadDevelopmentIssuer } from "@folio/auth";
 import { DEMO_ORG_ID, DEMO_USER_ID } from "./demo.js";
 import { ConfigError, loadConfig } from "./env.js";
 
-// Mints a development-mode access token with the key of the server's DATA_DIR:
-//   pnpm token [--org <uuid>] [--user <uuid>] [--scope files:upload --scope project:read] [--ttl 3600]
+// Mints a development-mode access token with the key of the server's DATA_DIR, from the repository
+// root (npm's `--` hands the flags to the command; `npm run --silent token -- ...` prints the token alone):
+//   npm run token -- [--org <uuid>] [--user <uuid>] [--scope files:upload --scope project:read] [--ttl 3600]
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const usage =
-  "usage: pnpm token [--org <uuid>] [--user <uuid>] [--scope <scope>]... [--ttl <seconds>]\n" +
+  "usage: npm run token -- [--org <uuid>] [--user <uuid>] [--scope <scope>]... [--ttl <seconds>]\n" +
+  "  e.g. npm run token -- --org 7a0f2f4e-1111-4a4a-8b8b-123456789abc --scope project:read\n" +
   `defaults: the demo org ${DEMO_ORG_ID}, the demo user ${DEMO_USER_ID}, both scopes, 12 h\n`;
 
 try {

@@ -33,7 +33,7 @@ describe("the embedded default (development mode, PGlite in DATA_DIR)", () => {
     dataDir = await mkdtemp(join(tmpdir(), "folio-embedded-"));
   });
   afterAll(async () => {
-    await rm(dataDir, { recursive: true, force: true });
+    await rm(dataDir, { recursive: true, force: true, maxRetries: 5 });
   });
 
   it("serves demo projects, keeps folders and keys across a restart", async () => {

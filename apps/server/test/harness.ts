@@ -98,7 +98,7 @@ export async function startTestServer(
       await pool.end();
       await app.close();
       await database.drop();
-      await rm(dir, { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true, maxRetries: 5 });
     },
   };
 }

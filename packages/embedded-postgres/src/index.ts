@@ -13,10 +13,11 @@ import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
  * connection onto PGlite's single session, so a connection costs only a socket; but it does so
  * message by message, and extended-protocol queries (Parse/Bind/Execute) of two connections at
  * the same instant can interleave and fail ("bind message supplies 4 parameters, but prepared
- * statement requires 7"): a client that runs queries concurrently should use one connection. Its own default of 1 breaks a `pg.Pool`: each connection beyond the limit
- * is cut and its query fails with ECONNRESET. A pool of 10 (pg's and Prisma's default) needs 10,
- * and every other client at the same time (a second pool, a migration runner, psql) needs its own,
- * so the default leaves room: 100, PostgreSQL's own `max_connections` default.
+ * statement requires 7"): a client that runs queries concurrently should use one connection
+ * ({@link EMBEDDED_POOL_SIZE}). The socket server's own default of 1 would still refuse every
+ * other client at the same time (a migration runner, psql: each connection beyond the limit is cut
+ * and its query fails with ECONNRESET), so the default leaves room: 100, PostgreSQL's own
+ * `max_connections` default.
  */
 export const DEFAULT_MAX_CONNECTIONS = 100;
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EmbeddedPostgres, startEmbeddedPostgres } from "../src/index.js";
+import { EMBEDDED_POOL_SIZE, type EmbeddedPostgres, startEmbeddedPostgres } from "../src/index.js";
 
 let scratch: string;
 
@@ -12,16 +12,15 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await rm(scratch, { recursive: true, force: true });
+  await rm(scratch, { recursive: true, force: true, maxRetries: 5 });
 });
 
-/** Runs `use` with a pool on `server`, ending the pool before returning (stop() cuts connections). */
-async function withPool<T>(
-  server: EmbeddedPostgres,
-  use: (pool: pg.Pool) => Promise<T>,
-  max = 10,
-): Promise<T> {
-  const pool = new pg.Pool({ connectionString: server.url, max });
+/**
+ * Runs `use` with a pool of the size the package advises on `server`, ending the pool before
+ * returning (stop() cuts connections).
+ */
+async function withPool<T>(server: EmbeddedPostgres, use: (pool: pg.Pool) => Promise<T>): Promise<T> {
+  const pool = new pg.Pool({ connectionString: server.url, max: EMBEDDED_POOL_SIZE });
   try {
     return await use(pool);
   } finally {
@@ -63,21 +62,89 @@ describe("startEmbeddedPostgres", () => {
     }
   });
 
-  it("answers concurrent queries over a pool of 10 connections", async () => {
+  it("runs transactions of many concurrent callers through a pool of the advised size, each whole", async () => {
+    /** Caller n moves n from one of five accounts to the next. */
+    const accountsOf = (caller: number) => ({ from: (caller % 5) + 1, to: ((caller + 1) % 5) + 1 });
     const server = await startEmbeddedPostgres();
     try {
       await withPool(server, async (pool) => {
-        await pool.query("CREATE TABLE hits (n int NOT NULL)");
+        await pool.query("CREATE TABLE accounts (id int PRIMARY KEY, balance int NOT NULL)");
+        await pool.query("INSERT INTO accounts (id, balance) SELECT n, 100 FROM generate_series(1, 5) AS n");
+        await pool.query("CREATE TABLE transfers (caller int NOT NULL, amount int NOT NULL)");
+
+        // 40 callers at once, each moving money between two accounts in a transaction of
+        // several parameterised statements; every fifth one fails halfway and rolls back.
+        const callers = Array.from({ length: 40 }, async (_, caller) => {
+          const client = await pool.connect();
+          try {
+            await client.query("BEGIN");
+            const { from, to } = accountsOf(caller);
+            await client.query("UPDATE accounts SET balance = balance - $1 WHERE id = $2", [caller, from]);
+            if (caller % 5 === 4) await client.query("SELECT 1 / 0");
+            await client.query("UPDATE accounts SET balance = balance + $1 WHERE id = $2", [caller, to]);
+            await client.query("INSERT INTO transfers (caller, amount) VALUES ($1, $2)", [caller, caller]);
+            const { rows } = await client.query<{ count: number }>(
+              "SELECT count(*)::int AS count FROM transfers WHERE caller = $1",
+              [caller],
+            );
+            await client.query("COMMIT");
+            return rows[0]?.count;
+          } catch (error) {
+            await client.query("ROLLBACK");
+            return (error as Error).message;
+          } finally {
+            client.release();
+          }
+        });
+        const outcomes = await Promise.all(callers);
+
+        const expected = Array.from({ length: 40 }, (_, caller) =>
+          caller % 5 === 4 ? "division by zero" : 1,
+        );
+        expect(outcomes).toEqual(expected);
+        const { rows: transfers } = await pool.query<{ caller: number }>(
+          "SELECT caller FROM transfers ORDER BY caller",
+        );
+        expect(transfers.map((row) => row.caller)).toEqual(
+          Array.from({ length: 40 }, (_, caller) => caller).filter((caller) => caller % 5 !== 4),
+        );
+        // Money moved only by committed transfers, and none was lost.
+        const { rows: accounts } = await pool.query<{ id: number; balance: number }>(
+          "SELECT id, balance FROM accounts ORDER BY id",
+        );
+        expect(accounts.reduce((sum, account) => sum + account.balance, 0)).toBe(500);
+        const balanceOf = (id: number) =>
+          transfers.reduce((balance, { caller }) => {
+            const { from, to } = accountsOf(caller);
+            return balance + (to === id ? caller : 0) - (from === id ? caller : 0);
+          }, 100);
+        expect(accounts).toEqual([1, 2, 3, 4, 5].map((id) => ({ id, balance: balanceOf(id) })));
+      });
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("answers concurrent parameterised queries of many callers through a pool of the advised size", async () => {
+    const server = await startEmbeddedPostgres();
+    try {
+      await withPool(server, async (pool) => {
+        await pool.query("CREATE TABLE hits (n int NOT NULL, label text NOT NULL)");
+        // Statements of different shapes (parameter counts) at once: the case that interleaved
+        // when several connections shared PGlite's session.
         await Promise.all(
-          Array.from({ length: 100 }, (_, n) => pool.query("INSERT INTO hits (n) VALUES ($1)", [n])),
+          Array.from({ length: 100 }, (_, n) =>
+            n % 2 === 0
+              ? pool.query("INSERT INTO hits (n, label) VALUES ($1, $2)", [n, `even ${n}`])
+              : pool.query("INSERT INTO hits (n, label) SELECT $1::int, 'odd ' || $1::text", [n]),
+          ),
         );
-        // All 10 connections are opened and held at once.
-        const clients = await Promise.all(Array.from({ length: 10 }, () => pool.connect()));
-        const counts = await Promise.all(
-          clients.map((client) => client.query<{ count: string }>("SELECT count(*) FROM hits")),
+        const { rows } = await pool.query<{ n: number; label: string }>(
+          "SELECT n, label FROM hits ORDER BY n",
         );
-        for (const client of clients) client.release();
-        expect(counts.map((result) => result.rows[0]?.count)).toEqual(Array(10).fill("100"));
+        expect(rows).toEqual(
+          Array.from({ length: 100 }, (_, n) => ({ n, label: `${n % 2 === 0 ? "even" : "odd"} ${n}` })),
+        );
       });
     } finally {
       await server.stop();

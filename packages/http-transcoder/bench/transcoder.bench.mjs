@@ -10,7 +10,7 @@
 // does not count against one mode alone; the best round of each is reported.
 //
 // Usage: pnpm bench [--connections 32] [--duration 3] [--rounds 3] [--only rest] [--profile dir]
-// Needs `pnpm generate && pnpm build` first (dist/ and bench/gen/).
+// Needs `pnpm generate:test && pnpm build` first (dist/ and bench/gen/); the root's `pnpm bench` does both.
 
 import { fork } from "node:child_process";
 import { once } from "node:events";

@@ -12,9 +12,11 @@ export function folioVitestConfig(overrides: ViteUserConfig = {}): ViteUserConfi
     ...rest,
     test: {
       include: ["test/**/*.test.ts"],
-      // Starting an embedded database or creating one on a server takes seconds, not milliseconds.
-      testTimeout: 30_000,
-      hookTimeout: 60_000,
+      // Starting an embedded database (PGlite runs initdb in WebAssembly) takes seconds on an idle
+      // machine and tens of seconds on two cores busy with other packages' tests: the timeouts
+      // are for hangs, not for measuring speed.
+      testTimeout: 120_000,
+      hookTimeout: 180_000,
       reporters: ["default", ["json", { outputFile: ".vitest/results.json" }]],
       ...test,
     },

@@ -1,0 +1,3 @@
+import { folioVitestConfig } from "./src/vitest.ts";
+
+export default folioVitestConfig();
