@@ -7,6 +7,7 @@ import { FolderService, ProjectService } from "@folio/proto";
 import { createRateLimitInterceptor, type RateLimiter } from "@folio/rate-limit";
 import type { Logger } from "pino";
 import { restApi, services } from "./api.js";
+import { createCancelledCallInterceptor } from "./cancelled-call-interceptor.js";
 import { connectRequestOptions } from "./connect-request-options.js";
 import { createErrorInterceptor } from "./error-interceptor.js";
 import { createFolderService } from "./services/folders.js";
@@ -47,6 +48,7 @@ export function createRouter(deps: RouterDependencies): ConnectRouter {
  *    public: gRPC tooling lists the API without a token);
  * 3. rate limit: charges the caller that auth established; an unauthenticated call is never
  *    counted against anyone.
+ * 4. cancelled calls: a call whose client has gone by now does not reach the service.
  * Services register no interceptors of their own: a service's list would replace this one.
  */
 function interceptorChain(deps: RouterDependencies): Interceptor[] {
@@ -70,5 +72,6 @@ function interceptorChain(deps: RouterDependencies): Interceptor[] {
       }),
     );
   }
+  chain.push(createCancelledCallInterceptor());
   return chain;
 }

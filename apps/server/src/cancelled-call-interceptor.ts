@@ -1,0 +1,15 @@
+import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+
+/**
+ * Ends a call whose client has gone (its HTTP/2 stream reset, its connection closed) before the
+ * service starts its queries: the checks before it (token, rate limit) may have taken a while,
+ * and nobody is left to receive the answer. Rapid-reset floods thus cost no database work.
+ */
+export function createCancelledCallInterceptor(): Interceptor {
+  return (next) => async (req) => {
+    if (req.signal.aborted) {
+      throw new ConnectError("the client cancelled the call", Code.Canceled);
+    }
+    return next(req);
+  };
+}

@@ -1,0 +1,32 @@
+import { Code, ConnectError, type UnaryRequest, type UnaryResponse } from "@connectrpc/connect";
+import { describe, expect, it } from "vitest";
+import { createCancelledCallInterceptor } from "../src/cancelled-call-interceptor.js";
+
+describe("the cancelled-call interceptor", () => {
+  const interceptor = createCancelledCallInterceptor();
+  const call = (signal: AbortSignal) => {
+    let reached = false;
+    const next = async () => {
+      reached = true;
+      return {} as UnaryResponse;
+    };
+    const result = interceptor(next)({ signal } as UnaryRequest);
+    return { result, reached: () => reached };
+  };
+
+  it("keeps a call whose client has gone from the service", async () => {
+    const { result, reached } = call(AbortSignal.abort());
+    const error = await result.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(ConnectError.from(error).code).toBe(Code.Canceled);
+    expect(reached()).toBe(false);
+  });
+
+  it("lets every other call through", async () => {
+    const { result, reached } = call(new AbortController().signal);
+    await result;
+    expect(reached()).toBe(true);
+  });
+});
