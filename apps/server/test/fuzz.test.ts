@@ -268,11 +268,12 @@ const SERVER_FAULTS = new Set([2, 13, 15]);
 async function send(req: FuzzRequest): Promise<void> {
   const headers = { ...req.headers };
   if (headers.authorization === "valid") headers.authorization = `Bearer ${token}`;
-  const hasBody = req.body !== undefined && req.method !== "GET";
+  const body = req.method === "GET" ? undefined : req.body;
   const response = await fetch(`${server.baseUrl}${req.path}${req.query === "" ? "" : `?${req.query}`}`, {
     method: req.method,
     headers,
-    ...(hasBody ? { body: req.body } : {}),
+    // A copy on an ArrayBuffer of its own: fetch's types take no view of a shared buffer.
+    ...(body === undefined ? {} : { body: new Uint8Array(body) }),
   });
   const bytes = Buffer.from(await response.arrayBuffer());
   const contentType = response.headers.get("content-type") ?? "";

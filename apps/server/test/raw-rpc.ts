@@ -55,7 +55,8 @@ export async function rawCall(
           "connect-protocol-version": "1",
           ...(options.gzip ? { "content-encoding": "gzip" } : {}),
         },
-        body,
+        // A copy on an ArrayBuffer of its own: fetch's types take no view of a shared buffer.
+        body: new Uint8Array(body),
       });
       const text = await response.text();
       if (response.status === 200) return { code: "ok", message: "" };
@@ -71,7 +72,7 @@ export async function rawCall(
           "x-grpc-web": "1",
           ...(options.gzip ? { "grpc-encoding": "gzip" } : {}),
         },
-        body: envelope(body, options.gzip === true),
+        body: new Uint8Array(envelope(body, options.gzip === true)),
       });
       const bytes = Buffer.from(await response.arrayBuffer());
       // Trailers come as headers (trailers-only) or as the body's last, flagged, frame.
@@ -85,7 +86,7 @@ export async function rawCall(
               .toString()
               .split("\r\n")
               .filter((line) => line.includes(":"))
-              .map((line) => [
+              .map((line): [string, string] => [
                 line.slice(0, line.indexOf(":")).trim(),
                 line.slice(line.indexOf(":") + 1).trim(),
               ]),
