@@ -265,9 +265,7 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
     const contentEncoding = req.headers["content-encoding"];
     if (contentEncoding !== undefined && contentEncoding.toLowerCase() !== "identity") {
       // RFC 9110, section 15.5.16: 415 for a content coding the server does not accept.
-      throw transcodeError(Code.InvalidArgument, `unsupported Content-Encoding "${contentEncoding}"`, {
-        httpStatus: 415,
-      });
+      throw transcodeError(Code.InvalidArgument, `unsupported Content-Encoding "${contentEncoding}"`, 415);
     }
     if (entry.hasBody) {
       const contentType = req.headers["content-type"];
@@ -330,11 +328,7 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
     const found = table.lookup(httpMethod, path);
     switch (found.kind) {
       case "not-found":
-        writeError(
-          req,
-          res,
-          transcodeError(Code.NotFound, `no route for ${httpMethod} ${path}`, { httpStatus: 404 }),
-        );
+        writeError(req, res, transcodeError(Code.NotFound, `no route for ${httpMethod} ${path}`, 404));
         return;
       case "method-not-allowed":
         // RFC 9110, section 15.5.6: a 405 response carries Allow with the methods that are.
@@ -342,7 +336,7 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
         writeError(
           req,
           res,
-          transcodeError(Code.Unimplemented, `${httpMethod} is not allowed for ${path}`, { httpStatus: 405 }),
+          transcodeError(Code.Unimplemented, `${httpMethod} is not allowed for ${path}`, 405),
         );
         return;
     }
@@ -401,7 +395,7 @@ function unsupportedMediaType(contentType: string | undefined): ConnectError {
     contentType === undefined
       ? "request body without Content-Type; send application/json"
       : `unsupported Content-Type "${contentType}"; send application/json`,
-    { httpStatus: 415 },
+    415,
   );
 }
 

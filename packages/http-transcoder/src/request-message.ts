@@ -10,8 +10,8 @@ import {
 } from "@bufbuild/protobuf";
 import { type ReflectMessage, reflect } from "@bufbuild/protobuf/reflect";
 import { hasCustomJsonRepresentation } from "@bufbuild/protobuf/wkt";
-import { Code, type ConnectError } from "@connectrpc/connect";
-import { type FieldViolation, transcodeError } from "./error-envelope.js";
+import type { ConnectError } from "@connectrpc/connect";
+import { type FieldViolation, invalidArgument } from "@folio/googleapis";
 import { type FieldValueParser, fieldValueParser, setFieldPathValue } from "./field-value.js";
 import type { HttpRoute } from "./http-route.js";
 
@@ -144,7 +144,7 @@ export function createRequestMessageReader(
     }
 
     if (violations.length > 0) {
-      throw invalidRequest(violations);
+      throw invalidArgument(violations);
     }
     return message;
   };
@@ -267,14 +267,6 @@ function describe(error: unknown, fallback: string): string {
   return error instanceof URIError ? fallback : error instanceof Error ? error.message : fallback;
 }
 
-function invalidRequest(violations: readonly FieldViolation[]): ConnectError {
-  const message =
-    violations.length === 1
-      ? `${(violations[0] as FieldViolation).field}: ${(violations[0] as FieldViolation).description}`
-      : `invalid request fields: ${violations.map((v) => v.field).join(", ")}`;
-  return transcodeError(Code.InvalidArgument, message, { violations });
-}
-
 /**
  * The error for a body that protobuf-es cannot read, naming the field at fault. protobuf-es says
  * which key is unknown or which field has a bad value, but not where it sits in the JSON: the
@@ -294,23 +286,24 @@ function bodyError(
     root = bodyField.fieldKind === "message" ? bodyField.message : undefined;
   }
   if (bodyField === undefined && (typeof body !== "object" || body === null || Array.isArray(body))) {
-    return transcodeError(Code.InvalidArgument, "request body: expected a JSON object", {
-      violations: [{ field: "", description: "expected a JSON object" }],
-    });
+    return invalidArgument(
+      [{ field: "", description: "expected a JSON object" }],
+      "request body: expected a JSON object",
+    );
   }
   const located = root === undefined ? undefined : locate(root, body, badField, unknownKey, "");
   if (located?.unknown) {
-    return transcodeError(Code.InvalidArgument, `request body: unknown field "${located.path}"`, {
-      violations: [{ field: located.path, description: "unknown field" }],
-    });
+    return invalidArgument(
+      [{ field: located.path, description: "unknown field" }],
+      `request body: unknown field "${located.path}"`,
+    );
   }
   const reason = cause instanceof Error ? cause.message : error instanceof Error ? error.message : "invalid";
   const path =
     located?.path ?? (badField !== undefined && "jsonName" in badField ? (badField.jsonName ?? "") : "");
-  return transcodeError(
-    Code.InvalidArgument,
+  return invalidArgument(
+    [{ field: path, description: reason }],
     path === "" ? `request body: ${reason}` : `request body: invalid value for "${path}": ${reason}`,
-    { violations: [{ field: path, description: reason }] },
   );
 }
 

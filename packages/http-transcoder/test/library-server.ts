@@ -23,7 +23,7 @@ import {
   type ServiceImpl,
 } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
-import { ErrorInfoSchema } from "../src/gen/google/rpc/error_details_pb.js";
+import { ErrorInfoSchema } from "@folio/googleapis";
 import { createHttpTranscoder, type HttpTranscoderOptions } from "../src/index.js";
 import { LibraryService } from "./gen/transcodertest/v1/library_pb.js";
 

@@ -158,7 +158,7 @@ describe("createHttpTranscoder options", () => {
     const server = await startLibraryServer({ pageLinks: true });
     try {
       const first = await fetch(`${server.baseUrl}/v1/shelves/s1/books?pageSize=1&tags=a&page_token=`);
-      const body = await first.json();
+      const body = (await first.json()) as Record<string, unknown>;
       expect(Object.keys(body)).toEqual(["books"]);
       const link = first.headers.get("link");
       expect(link).toBe('</v1/shelves/s1/books?pageSize=1&tags=a&pageToken=page+2%2F%2B>; rel="next"');

@@ -1,4 +1,6 @@
 import type { DescField, DescMessage, DescMethod, DescService, FileRegistry } from "@bufbuild/protobuf";
+import { hasCustomJsonRepresentation } from "@bufbuild/protobuf/wkt";
+import { FieldBehavior } from "@folio/googleapis";
 import {
   collectHttpRoutes,
   type HttpRoute,
@@ -353,12 +355,12 @@ function queryParameters(
     for (const field of message.fields) {
       const path = [...prefix, field];
       const behaviors = getFieldBehaviors(field);
-      if (behaviors.has("OUTPUT_ONLY")) continue;
-      const isRequired = required && behaviors.has("REQUIRED");
+      if (behaviors.has(FieldBehavior.OUTPUT_ONLY)) continue;
+      const isRequired = required && behaviors.has(FieldBehavior.REQUIRED);
       if (field.fieldKind === "message" && !isStringLike(field.message)) {
         // Into a nested message, unless it is bound as a whole, opaque, or already on the path.
         const nested = field.message;
-        if (isCovered(path) || OPAQUE_MESSAGES.has(nested.typeName)) continue;
+        if (isCovered(path) || hasCustomJsonRepresentation(nested)) continue;
         if (nested === route.method.input || prefix.some((f) => f.message === nested)) continue;
         visit(nested, path, isRequired);
         continue;
@@ -386,14 +388,6 @@ function queryParameters(
   visit(route.method.input, [], true);
   return parameters;
 }
-
-/** Well-known types with a JSON form of their own that has no fields to set one by one. */
-const OPAQUE_MESSAGES: ReadonlySet<string> = new Set([
-  "google.protobuf.Struct",
-  "google.protobuf.Value",
-  "google.protobuf.ListValue",
-  "google.protobuf.Any",
-]);
 
 /** Written as one string in a URL: the transcoder's own rule, so the document matches what it parses. */
 const isStringLike = isStringLikeMessage;
@@ -436,7 +430,7 @@ function requestBodyFor(
 
 function isRequiredInRequest(field: DescField): boolean {
   const behaviors = getFieldBehaviors(field);
-  return behaviors.has("REQUIRED") && !behaviors.has("OUTPUT_ONLY");
+  return behaviors.has(FieldBehavior.REQUIRED) && !behaviors.has(FieldBehavior.OUTPUT_ONLY);
 }
 
 function successResponse(

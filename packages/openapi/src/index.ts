@@ -19,12 +19,5 @@ export {
   type OpenApiDocumentOptions,
   uuidForIdFields,
 } from "./document.js";
-export {
-  CONNECT_ERROR_CODES,
-  type ConnectErrorCode,
-  type DocumentedError,
-  ERROR_ENVELOPE_SCHEMA,
-  httpStatusOfCode,
-} from "./errors.js";
-export { type FieldBehavior, getFieldBehaviors } from "./field-behavior.js";
+export { type DocumentedError, ERROR_ENVELOPE_SCHEMA } from "./errors.js";
 export type * from "./openapi-types.js";

@@ -1,5 +1,6 @@
 import { type DescEnum, type DescField, type DescMessage, ScalarType } from "@bufbuild/protobuf";
 import { FeatureSet_FieldPresence } from "@bufbuild/protobuf/wkt";
+import { FieldBehavior } from "@folio/googleapis";
 import type { CommentLookup } from "./comments.js";
 import { getFieldBehaviors } from "./field-behavior.js";
 import type { SchemaObject } from "./openapi-types.js";
@@ -96,14 +97,14 @@ export function createSchemaBuilder(options: SchemaBuilderOptions): SchemaBuilde
       const schema = fieldSchema(field, direction);
       const description = fieldDescription(field, options.comments, propertyName);
       if (description !== undefined) schema.description = description;
-      if (behaviors.has("OUTPUT_ONLY")) schema.readOnly = true;
-      if (behaviors.has("INPUT_ONLY")) schema.writeOnly = true;
+      if (behaviors.has(FieldBehavior.OUTPUT_ONLY)) schema.readOnly = true;
+      if (behaviors.has(FieldBehavior.INPUT_ONLY)) schema.writeOnly = true;
       if (field.deprecated) schema.deprecated = true;
       properties[propertyName(field)] = schema;
 
       const isRequired =
         direction === "request"
-          ? behaviors.has("REQUIRED") && !behaviors.has("OUTPUT_ONLY")
+          ? behaviors.has(FieldBehavior.REQUIRED) && !behaviors.has(FieldBehavior.OUTPUT_ONLY)
           : options.responseFieldsAlwaysPresent;
       if (isRequired) required.push(propertyName(field));
     }

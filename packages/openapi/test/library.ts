@@ -27,7 +27,7 @@ import {
   MessageOptionsSchema,
   MethodOptionsSchema,
 } from "@bufbuild/protobuf/wkt";
-import { FieldBehavior, field_behavior, HttpRuleSchema, http } from "@folio/proto";
+import { FieldBehavior, field_behavior, HttpRuleSchema, http } from "@folio/googleapis";
 
 const {
   STRING: TYPE_STRING,
