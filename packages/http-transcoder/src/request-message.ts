@@ -68,7 +68,17 @@ export function createRequestMessageReader(
   // automatically become HTTP query parameters if there is no HTTP request body." A query
   // parameter for a field the path or the body binds would be a second, conflicting source.
   const pathBound = route.pathVariables.map((variable) => variable.fields);
+  // The oneof members the path sets, whatever the request: a query parameter for another member of
+  // one of those oneofs conflicts with it.
+  const pathOneofs = new Map<string, SetOneofMember>();
+  for (const variable of route.pathVariables) {
+    for (const member of oneofMembers(variable.fields)) {
+      pathOneofs.set(member.oneof, { ...member, name: jsonPath(variable.fields) });
+    }
+  }
   const bodyField = route.bodyField;
+  // Likewise the body field, when a body is sent.
+  const bodyOneof = bodyField === undefined ? undefined : oneofMembers([bodyField])[0];
   const bodyBindsAll = route.body === "*";
   const bodyKey = bodyField === undefined ? undefined : bodyField.jsonName;
   const queryTargets = new Map<string, QueryTarget>();
@@ -118,6 +128,12 @@ export function createRequestMessageReader(
 
     if (query !== "") {
       const seen = new Set<string>();
+      // http.proto leaves a oneof set twice to the transcoder; a JSON body with two members of
+      // a oneof is refused, and so is a query string that sets two (the last would win silently).
+      const oneofs = new Map(pathOneofs);
+      if (bodyOneof !== undefined && body !== undefined) {
+        oneofs.set(bodyOneof.oneof, { ...bodyOneof, name: (bodyField as DescField).jsonName });
+      }
       for (const [name, value] of new URLSearchParams(query)) {
         const target = resolveQueryTarget(name);
         if (target.kind === "invalid") {
@@ -133,6 +149,19 @@ export function createRequestMessageReader(
             continue;
           }
           seen.add(target.key);
+        }
+        const conflict = target.oneofs
+          .map((member) => ({ member, set: oneofs.get(member.oneof) }))
+          .find(({ member, set }) => set !== undefined && set.field !== member.field);
+        if (conflict?.set !== undefined) {
+          violations.push({
+            field: name,
+            description: `at most one field of oneof "${conflict.member.oneofName}" may be set, and "${conflict.set.name}" is set too`,
+          });
+          continue;
+        }
+        for (const member of target.oneofs) {
+          if (!oneofs.has(member.oneof)) oneofs.set(member.oneof, { ...member, name });
         }
         try {
           reflected ??= reflect(input, message);
@@ -158,6 +187,8 @@ type QueryTarget =
       readonly repeated: boolean;
       /** The field path in proto names, so that `page_size` and `pageSize` count as one. */
       readonly key: string;
+      /** The oneofs the fields along the path are members of. */
+      readonly oneofs: readonly OneofMember[];
     }
   | { readonly kind: "invalid"; readonly description: string };
 
@@ -232,7 +263,43 @@ function resolveQueryName(
     parse,
     repeated: leaf.fieldKind === "list",
     key: fields.map((f) => f.name).join("."),
+    oneofs: oneofMembers(fields),
   };
+}
+
+/** A field of a field path that is a member of a oneof. */
+interface OneofMember {
+  /** The oneof, by its place: the field path to its message and its name (`filter#place`). */
+  readonly oneof: string;
+  readonly oneofName: string;
+  /** The member, by its field path in proto names. */
+  readonly field: string;
+}
+
+/** A oneof member a request sets, named as the client wrote it (a query parameter, a path variable). */
+interface SetOneofMember extends OneofMember {
+  readonly name: string;
+}
+
+/** The oneof members along a field path (proto3 `optional` fields are in no oneof). */
+function oneofMembers(fields: readonly DescField[]): OneofMember[] {
+  const members: OneofMember[] = [];
+  fields.forEach((field, i) => {
+    if (field.oneof === undefined) return;
+    const parent = fields
+      .slice(0, i)
+      .map((f) => f.name)
+      .join(".");
+    members.push({
+      oneof: `${parent}#${field.oneof.name}`,
+      oneofName: field.oneof.name,
+      field: fields
+        .slice(0, i + 1)
+        .map((f) => f.name)
+        .join("."),
+    });
+  });
+  return members;
 }
 
 /** Whether one field path is a prefix of the other. */

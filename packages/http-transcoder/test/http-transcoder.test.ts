@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LibraryServer, startLibraryServer } from "./library-server.js";
+import { type LibraryServer, startLibraryServer, startRootFileServer } from "./library-server.js";
 
 /** A request of a table row. */
 interface Request {
@@ -211,6 +211,18 @@ describe("path templates", () => {
       status: 405,
       error: { code: "unimplemented" },
       headers: { allow: "POST" },
+    },
+    {
+      it: 'matches no route for a path ending in a colon with no verb after it (Verb = ":" LITERAL)',
+      request: { method: "GET", path: "/v1/shelves/s1/books/b1:" },
+      status: 404,
+      error: { code: "not_found", message: "no route for GET /v1/shelves/s1/books/b1:" },
+    },
+    {
+      it: "matches no custom verb route for a colon with no verb after it",
+      request: { method: "POST", path: "/v1/shelves/s1/books/b1:", body: {} },
+      status: 404,
+      error: { code: "not_found" },
     },
   ])("$it", check);
 });
@@ -635,6 +647,77 @@ describe("query string", () => {
         ),
       },
     },
+    {
+      it: "sets one member of a oneof",
+      request: { method: "GET", path: "/v1/shelves/s1/books?choiceText=x&filter.country=FR" },
+      status: 200,
+      received: {
+        method: "ListBooks",
+        request: { parent: "shelves/s1", choiceText: "x", filter: { country: "FR" } },
+      },
+    },
+    {
+      it: "refuses two members of a oneof, naming both",
+      request: { method: "GET", path: "/v1/shelves/s1/books?choiceFlag=true&choice_text=x" },
+      status: 400,
+      error: {
+        code: "invalid_argument",
+        message: 'choice_text: at most one field of oneof "choice" may be set, and "choiceFlag" is set too',
+        details: badRequest([
+          "choice_text",
+          'at most one field of oneof "choice" may be set, and "choiceFlag" is set too',
+        ]),
+      },
+    },
+    {
+      it: "refuses two members of a oneof of a nested message, naming both",
+      request: {
+        method: "GET",
+        path: "/v1/shelves/s1/books?filter.region=EU&filter.city=Paris&filter.country=FR",
+      },
+      status: 400,
+      error: {
+        code: "invalid_argument",
+        details: badRequest([
+          "filter.country",
+          'at most one field of oneof "place" may be set, and "filter.region" is set too',
+        ]),
+      },
+    },
+    {
+      it: "accepts the largest float32 as Go and Java print it, for float and FloatValue",
+      request: {
+        method: "GET",
+        path: "/v1/shelves/s1/books?maxWeight=3.4028235e38&minWeight=-340282350000000000000000000000000000000",
+      },
+      status: 200,
+      received: {
+        method: "ListBooks",
+        request: {
+          parent: "shelves/s1",
+          maxWeight: 3.4028234663852886e38,
+          minWeight: -3.4028234663852886e38,
+        },
+      },
+    },
+    {
+      it: "refuses a float that rounds to an infinite float32, for float and FloatValue",
+      request: { method: "GET", path: "/v1/shelves/s1/books?maxWeight=3.5e38&minWeight=-1e39" },
+      status: 400,
+      error: {
+        code: "invalid_argument",
+        details: badRequest(
+          ["maxWeight", 'number out of range: "3.5e38"'],
+          ["minWeight", 'number out of range: "-1e39"'],
+        ),
+      },
+    },
+    {
+      it: "takes a double beyond float32 range",
+      request: { method: "GET", path: "/v1/shelves/s1/books?minScore=3.5e38" },
+      status: 200,
+      received: { method: "ListBooks", request: { parent: "shelves/s1", minScore: 3.5e38 } },
+    },
   ])("$it", check);
 });
 
@@ -714,5 +797,36 @@ describe("handler errors, interceptors and headers", () => {
     });
     expect(response.status).toBe(401);
     expect(response.headers.get("www-authenticate")).toBe('Bearer error="invalid_token"');
+  });
+});
+
+describe("a template that is ** alone (/{path=**})", () => {
+  let root: Awaited<ReturnType<typeof startRootFileServer>>;
+  beforeAll(async () => {
+    root = await startRootFileServer();
+  });
+  afterAll(async () => {
+    await root.close();
+  });
+
+  it.each([
+    { path: "/", status: 200, json: { path: "" } },
+    { path: "/a", status: 200, json: { path: "a" } },
+    { path: "/a/b%20c", status: 200, json: { path: "a/b c" } },
+    // An empty segment matches nothing but a literal, as everywhere else.
+    {
+      path: "/a/",
+      status: 404,
+      json: expect.objectContaining({ error: expect.objectContaining({ code: "not_found" }) }),
+    },
+    {
+      path: "//",
+      status: 404,
+      json: expect.objectContaining({ error: expect.objectContaining({ code: "not_found" }) }),
+    },
+  ])("GET $path: $status", async ({ path, status, json }) => {
+    const response = await fetch(root.baseUrl + path);
+    expect(response.status).toBe(status);
+    expect(await response.json()).toEqual(json);
   });
 });

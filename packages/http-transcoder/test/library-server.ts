@@ -16,6 +16,7 @@ import {
   Code,
   ConnectError,
   type ConnectRouter,
+  createConnectRouter,
   createContextKey,
   createContextValues,
   type HandlerContext,
@@ -25,7 +26,7 @@ import {
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { ErrorInfoSchema } from "@folio/googleapis";
 import { createHttpTranscoder, type HttpTranscoderOptions } from "../src/index.js";
-import { LibraryService } from "./gen/transcodertest/v1/library_pb.js";
+import { LibraryService, RootFileService } from "./gen/transcodertest/v1/library_pb.js";
 
 /** What the implementation received in a call. */
 export interface Received {
@@ -192,13 +193,28 @@ export async function startLibraryServer(
     successStatus: (method) => (method.name.startsWith("Create") ? 201 : 200),
     ...transcoderOptions,
   });
-  const handler = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => {
+  const handler: Handler = (req, res) => {
     if (req.url?.startsWith("/v1/") || req.url === "/v1") {
       rest(req, res);
     } else {
       connect(req, res);
     }
   };
+  return { ...(await listen(handler, http2)), received };
+}
+
+/** Starts a server whose transcoder serves RootFileService (`/{path=**}`) on every path. */
+export async function startRootFileServer(): Promise<Omit<LibraryServer, "received">> {
+  const router = createConnectRouter().service(RootFileService, {
+    getRootFile: (req) => ({ path: req.path }),
+  });
+  return listen(createHttpTranscoder({ handlers: router.handlers }), false);
+}
+
+type Handler = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void;
+
+/** Serves `handler` on 127.0.0.1, on a port of the system's choosing. */
+async function listen(handler: Handler, http2: boolean): Promise<Omit<LibraryServer, "received">> {
   // HTTP/2 without TLS (h2c, prior knowledge), as gRPC clients speak it.
   const server = http2 ? createHttp2Server(handler) : createServer(handler);
   server.listen(0, "127.0.0.1");
@@ -206,7 +222,6 @@ export async function startLibraryServer(
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}`,
-    received,
     close: () =>
       new Promise<void>((resolve, reject) => {
         if ("closeAllConnections" in server) {
