@@ -1,4 +1,11 @@
-import type { DescField, DescMessage, DescMethod, DescService, FileRegistry } from "@bufbuild/protobuf";
+import type {
+  DescField,
+  DescMessage,
+  DescMethod,
+  DescService,
+  FileRegistry,
+  JsonValue,
+} from "@bufbuild/protobuf";
 import { hasCustomJsonRepresentation } from "@bufbuild/protobuf/wkt";
 import { FieldBehavior } from "@folio/googleapis";
 import {
@@ -19,6 +26,7 @@ import {
 } from "./errors.js";
 import { getFieldBehaviors } from "./field-behavior.js";
 import type {
+  HeaderObject,
   InfoObject,
   OpenApiDocument,
   OperationObject,
@@ -27,11 +35,11 @@ import type {
   RequestBodyObject,
   ResponseObject,
   SchemaObject,
-  SecuritySchemeObject,
   ServerObject,
   TagObject,
 } from "./openapi-types.js";
 import { createSchemaBuilder, type SchemaBuilder } from "./schemas.js";
+import { createSecurityDocumenter, type SecurityDocumenter, type SecurityOptions } from "./security.js";
 
 /** Options of {@link createOpenApiDocument}. Everything specific to one API comes in here. */
 export interface OpenApiDocumentOptions {
@@ -39,16 +47,24 @@ export interface OpenApiDocumentOptions {
   readonly services: readonly DescService[];
   /** The document's `info`: title, version and a description (CommonMark). */
   readonly info: InfoObject;
-  /** The document's `servers`. Default: none, i.e. the origin the document is served from. */
+  /**
+   * The document's `servers`. Default: one server, `basePath` relative to where the document is
+   * served (`/` without a `basePath`).
+   */
   readonly servers?: readonly ServerObject[];
+  /**
+   * A path every route starts with (`/api/v1`), documented once, in the server URLs, rather than
+   * in every path: `/api/v1/folders` is the path `/folders` of the server `/api/v1`.
+   */
+  readonly basePath?: string;
   /**
    * Descriptors with source info, whose comments become the descriptions of operations, tags,
    * schemas and properties: e.g. `createFileRegistry(fromBinary(FileDescriptorSetSchema, image))`
    * of a `buf build` image. Without it, descriptions come only from these options.
    */
   readonly comments?: FileRegistry;
-  /** Bearer-token authentication: the scope each method requires. */
-  readonly security?: BearerSecurityOptions;
+  /** How operations are authorised: the scope each method requires, and the security scheme. */
+  readonly security?: SecurityOptions;
   /** HTTP status of a successful response (default 200), e.g. 201 for a create. */
   readonly successStatus?: (method: DescMethod) => number | undefined;
   /** The error responses a method documents, beyond the ones every route can produce. */
@@ -69,6 +85,25 @@ export interface OpenApiDocumentOptions {
    */
   readonly responseFieldsAlwaysPresent?: boolean;
   /**
+   * Fields with explicit presence (message fields, `optional` ones) that the server sets in every
+   * response: their response schemas do not allow `null`. Default: none; the others may be null.
+   */
+  readonly alwaysSetInResponses?: (field: DescField) => boolean;
+  /**
+   * Request headers an operation reads (say, `Idempotency-Key`), documented as header
+   * parameters. Headers the security scheme covers (`Authorization`) are not listed here.
+   */
+  readonly requestHeaders?: (
+    method: DescMethod,
+  ) =>
+    | Readonly<Record<string, { description?: string; required?: boolean; schema: SchemaObject }>>
+    | undefined;
+  /**
+   * An example request body of a method: what documentation pages offer to send (a valid
+   * request, where a body made up from the schema would be refused).
+   */
+  readonly requestExample?: (method: DescMethod) => JsonValue | undefined;
+  /**
    * The JSON options the transcoder was given (`createHttpTranscoder({ jsonOptions })`): proto
    * field names instead of JSON names, enum numbers instead of names in responses.
    */
@@ -85,19 +120,7 @@ export interface OpenApiDocumentOptions {
   readonly responseHeaders?: (
     status: number,
     method: DescMethod,
-  ) => Readonly<Record<string, { description?: string; schema: SchemaObject }>> | undefined;
-}
-
-/** Bearer-token (RFC 6750) authentication of the operations. */
-export interface BearerSecurityOptions {
-  /** The scope a method requires, or undefined for a method that needs no token. */
-  readonly requiredScope: (method: DescMethod) => string | undefined;
-  /** Name of the security scheme among the components. Default: `bearerAuth`. */
-  readonly schemeName?: string;
-  /** Description of the scheme: where tokens come from, what they carry. */
-  readonly description?: string;
-  /** Format of the tokens. Default: `JWT`. */
-  readonly bearerFormat?: string;
+  ) => Readonly<Record<string, HeaderObject>> | undefined;
 }
 
 /** What {@link OpenApiDocumentOptions.commonErrorResponses} knows of a route. */
@@ -150,9 +173,12 @@ export function commonErrorResponses(context: CommonErrorContext): DocumentedErr
 
 /**
  * The format rule many APIs follow for identifiers: a string field named `id` or ending in `_id`
- * (`org_id`, `parent_id`) holds a UUID. For {@link OpenApiDocumentOptions.stringFormat}.
+ * (`org_id`, `parent_id`) holds a UUID. `request_id` is the exception: AIP-155 names so the
+ * client's idempotency key, which a UUID is a good choice for but need not be.
+ * For {@link OpenApiDocumentOptions.stringFormat}.
  */
 export function uuidForIdFields(field: DescField): string | undefined {
+  if (field.name === "request_id") return undefined;
   return field.name === "id" || field.name.endsWith("_id") ? "uuid" : undefined;
 }
 
@@ -168,25 +194,30 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiD
     comments,
     stringFormat: options.stringFormat,
     responseFieldsAlwaysPresent: options.responseFieldsAlwaysPresent ?? true,
+    alwaysSetInResponses: options.alwaysSetInResponses ?? (() => false),
     useProtoFieldName: options.jsonOptions?.useProtoFieldName ?? false,
     enumAsInteger: options.jsonOptions?.enumAsInteger ?? false,
   });
-  const schemeName = options.security?.schemeName ?? "bearerAuth";
+  const security = options.security === undefined ? undefined : createSecurityDocumenter(options.security);
+  const basePath = options.basePath === undefined ? "" : trimTrailingSlash(options.basePath);
 
   const paths: OpenApiDocument["paths"] = {};
   for (const route of collectHttpRoutes(options.services)) {
+    const name = `${route.method.parent.typeName}.${route.method.name}`;
     const httpMethod = route.httpMethod.toLowerCase();
     if (!isPathItemMethod(httpMethod)) {
-      throw new Error(
-        `${route.method.parent.typeName}.${route.method.name}: HTTP method ${route.httpMethod} cannot be described in OpenAPI`,
-      );
+      throw new Error(`${name}: HTTP method ${route.httpMethod} cannot be described in OpenAPI`);
     }
-    const pathItem = paths[route.openApiPath] ?? {};
-    paths[route.openApiPath] = pathItem;
+    if (!route.openApiPath.startsWith(`${basePath}/`)) {
+      throw new Error(`${name}: the path ${route.pattern} does not start with the basePath ${basePath}`);
+    }
+    const path = route.openApiPath.slice(basePath.length);
+    const pathItem = paths[path] ?? {};
+    paths[path] = pathItem;
     if (pathItem[httpMethod] !== undefined) {
       throw new Error(`two routes for ${route.httpMethod} ${route.openApiPath}`);
     }
-    pathItem[httpMethod] = operationFor(route, { options, schemas, comments, schemeName });
+    pathItem[httpMethod] = operationFor(route, { options, schemas, comments, security });
   }
 
   const tags: TagObject[] = options.services.map((service) => {
@@ -200,31 +231,33 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiD
   }
   componentSchemas[ERROR_ENVELOPE_SCHEMA] = errorEnvelopeSchema();
 
+  const servers =
+    options.servers === undefined
+      ? [{ url: basePath === "" ? "/" : basePath }]
+      : options.servers.map((server) => ({ ...server, url: `${trimTrailingSlash(server.url)}${basePath}` }));
   const document: OpenApiDocument = {
     openapi: "3.1.1",
     info: { ...options.info },
-    ...(options.servers !== undefined ? { servers: options.servers.map((server) => ({ ...server })) } : {}),
+    servers,
     tags,
     paths,
     components: { schemas: componentSchemas },
   };
-  if (options.security !== undefined) {
-    const scheme: SecuritySchemeObject = {
-      type: "http",
-      scheme: "bearer",
-      bearerFormat: options.security.bearerFormat ?? "JWT",
-    };
-    if (options.security.description !== undefined) scheme.description = options.security.description;
-    document.components.securitySchemes = { [schemeName]: scheme };
+  if (security !== undefined) {
+    document.components.securitySchemes = security.schemes();
   }
   return document;
+}
+
+function trimTrailingSlash(path: string): string {
+  return path.endsWith("/") ? path.slice(0, -1) : path;
 }
 
 interface OperationContext {
   readonly options: OpenApiDocumentOptions;
   readonly schemas: SchemaBuilder;
   readonly comments: ReturnType<typeof createCommentLookup>;
-  readonly schemeName: string;
+  readonly security: SecurityDocumenter | undefined;
 }
 
 function operationFor(route: HttpRoute, context: OperationContext): OperationObject {
@@ -243,11 +276,13 @@ function operationFor(route: HttpRoute, context: OperationContext): OperationObj
   const parameters = [
     ...pathParameters(route, schemas, comments),
     ...queryParameters(route, schemas, comments, options.jsonOptions?.useProtoFieldName ?? false),
+    ...headerParameters(options.requestHeaders?.(method)),
   ];
-  const requestBody = requestBodyFor(route, schemas, comments);
+  const requestBody = requestBodyFor(route, schemas, comments, options.requestExample?.(method));
   const status = options.successStatus?.(method) ?? 200;
+  const operationId = `${service.name}_${method.name}${route.binding > 0 ? `_${route.binding}` : ""}`;
   const operation: OperationObject = {
-    operationId: `${service.name}_${method.name}${route.binding > 0 ? `_${route.binding}` : ""}`,
+    operationId,
     summary: humanize(method.name),
     description: description.join("\n\n"),
     tags: [service.name],
@@ -267,8 +302,8 @@ function operationFor(route: HttpRoute, context: OperationContext): OperationObj
       }
     }
   }
-  if (options.security !== undefined) {
-    operation.security = requiredScope === undefined ? [] : [{ [context.schemeName]: [requiredScope] }];
+  if (context.security !== undefined) {
+    operation.security = context.security.requirement(method, operationId);
   }
   if (method.deprecated) operation.deprecated = true;
   return operation;
@@ -399,6 +434,7 @@ function requestBodyFor(
   route: HttpRoute,
   schemas: SchemaBuilder,
   comments: ReturnType<typeof createCommentLookup>,
+  example: JsonValue | undefined,
 ): RequestBodyObject | undefined {
   const input = route.method.input;
   let schema: SchemaObject;
@@ -423,9 +459,25 @@ function requestBodyFor(
     description = comments(field);
     required = isRequiredInRequest(field);
   }
-  const body: RequestBodyObject = { required, content: { "application/json": { schema } } };
+  const body: RequestBodyObject = {
+    required,
+    content: { "application/json": example === undefined ? { schema } : { schema, example } },
+  };
   if (description !== undefined) body.description = description;
   return body;
+}
+
+/** Request headers as header parameters. */
+function headerParameters(headers: ReturnType<NonNullable<OpenApiDocumentOptions["requestHeaders"]>>) {
+  return Object.entries(headers ?? {}).map(
+    ([name, header]): ParameterObject => ({
+      name,
+      in: "header",
+      ...(header.description === undefined ? {} : { description: header.description }),
+      ...(header.required === true ? { required: true } : {}),
+      schema: header.schema,
+    }),
+  );
 }
 
 function isRequiredInRequest(field: DescField): boolean {
@@ -511,6 +563,7 @@ function errorResponses(
     }
     responses[String(status)] = {
       description: `${reasonPhrase(status)}.\n\n${lines.join("\n")}`.replace(/^\.\n\n/, ""),
+      headers: { "X-Request-Id": requestIdHeader() },
       content: {
         "application/json": {
           schema: { $ref: `#/components/schemas/${ERROR_ENVELOPE_SCHEMA}` },
@@ -520,6 +573,15 @@ function errorResponses(
     };
   }
   return responses;
+}
+
+/** The transcoder sends the request's id with every error, as the envelope's `requestId` too. */
+function requestIdHeader(): HeaderObject {
+  return {
+    description: "The request's id, as in the body's `requestId`; quote it when reporting a problem.",
+    required: true,
+    schema: { type: "string" },
+  };
 }
 
 const PATH_ITEM_METHODS: ReadonlySet<string> = new Set([

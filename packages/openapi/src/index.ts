@@ -12,7 +12,6 @@ export {
   type DocsResponse,
 } from "./docs-handler.js";
 export {
-  type BearerSecurityOptions,
   type CommonErrorContext,
   commonErrorResponses,
   createOpenApiDocument,
@@ -21,3 +20,4 @@ export {
 } from "./document.js";
 export { type DocumentedError, ERROR_ENVELOPE_SCHEMA } from "./errors.js";
 export type * from "./openapi-types.js";
+export type { BearerScheme, OAuth2Scheme, OpenIdConnectScheme, SecurityOptions } from "./security.js";

@@ -26,6 +26,10 @@ export interface SchemaBuilderOptions {
   readonly useProtoFieldName: boolean;
   /** Responses write enum values as numbers; requests take names or numbers either way. */
   readonly enumAsInteger: boolean;
+  /**
+   * Fields with explicit presence that responses always set: not nullable in response schemas.
+   */
+  readonly alwaysSetInResponses: (field: DescField) => boolean;
 }
 
 /**
@@ -94,7 +98,12 @@ export function createSchemaBuilder(options: SchemaBuilderOptions): SchemaBuilde
     for (const field of message.fields) {
       if (omit.has(field.name)) continue;
       const behaviors = getFieldBehaviors(field);
-      const schema = fieldSchema(field, direction);
+      let schema = fieldSchema(field, direction);
+      // The JSON mapping reads null as "not set": a request may send null for a field that can be
+      // absent (one with explicit presence), unless the field is required.
+      if (direction === "request" && hasExplicitPresence(field) && !behaviors.has(FieldBehavior.REQUIRED)) {
+        schema = nullable(schema);
+      }
       const description = fieldDescription(field, options.comments, propertyName);
       if (description !== undefined) schema.description = description;
       if (behaviors.has(FieldBehavior.OUTPUT_ONLY)) schema.readOnly = true;
@@ -128,11 +137,13 @@ export function createSchemaBuilder(options: SchemaBuilderOptions): SchemaBuilde
         };
       default: {
         const schema = valueSchema(field, field.fieldKind, direction);
-        // An absent field with explicit presence is sent as null when every field is sent.
+        // An absent field with explicit presence is sent as null when every field is sent,
+        // unless the API promises to always set it.
         const absentIsNull =
           direction === "response" &&
           options.responseFieldsAlwaysPresent &&
-          field.presence !== FeatureSet_FieldPresence.IMPLICIT;
+          hasExplicitPresence(field) &&
+          !options.alwaysSetInResponses(field);
         return absentIsNull ? nullable(schema) : schema;
       }
     }
@@ -228,6 +239,14 @@ function nameComponents(components: ReadonlyMap<string, Component>): Record<stri
 
 function variantRank(variant: Variant): number {
   return variant === "request" ? 1 : 0;
+}
+
+/** Whether a singular field can be absent: a message field, proto3 `optional`, a oneof member. */
+function hasExplicitPresence(field: DescField): boolean {
+  return (
+    (field.fieldKind === "scalar" || field.fieldKind === "enum" || field.fieldKind === "message") &&
+    field.presence !== FeatureSet_FieldPresence.IMPLICIT
+  );
 }
 
 /** Adds `null` to the values a schema allows. */
