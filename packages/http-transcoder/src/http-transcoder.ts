@@ -18,6 +18,7 @@ import {
   asConnectError,
   connectErrorFromJson,
   errorEnvelope,
+  type HttpErrorEnvelope,
   httpStatusOf,
   transcodeError,
 } from "./error-envelope.js";
@@ -84,6 +85,25 @@ export interface HttpTranscoderOptions {
    * false.
    */
   readonly pageLinks?: boolean;
+  /**
+   * The body of an error response, in place of the {@link HttpErrorEnvelope}: say, an RFC 9457
+   * problem document. It receives the error (code, message, details, metadata) and the envelope
+   * the transcoder would send, with the details already in their JSON form, to reshape. The status
+   * and headers stay the transcoder's; the body is written with `JSON.stringify`.
+   */
+  readonly errorBody?: (error: ConnectError, context: ErrorBodyContext) => unknown;
+  /** The `Content-Type` of error responses. Default `application/json`. */
+  readonly errorContentType?: string;
+}
+
+/** What {@link HttpTranscoderOptions.errorBody} knows of an error response. */
+export interface ErrorBodyContext {
+  /** The response's status. */
+  readonly status: number;
+  /** The request's id, as in the `X-Request-Id` response header. */
+  readonly requestId: string;
+  /** The body the transcoder sends by default. */
+  readonly envelope: HttpErrorEnvelope;
 }
 
 /** The default of {@link HttpTranscoderOptions.maxBodyBytes}: 1 MiB. */
@@ -165,6 +185,8 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
   // Details are written as sent: default values left out, like the "debug" form of Connect.
   const detailWriteOptions = { ...writeOptions, alwaysEmitImplicit: false };
   const readOptions = { registry: jsonOptions.registry };
+  const errorBody = options.errorBody;
+  const errorContentType = options.errorContentType ?? "application/json";
   const completers = new Map<DescMethod, JsonCompleter>();
 
   const compiled = routes.map((route): CompiledRoute => {
@@ -245,13 +267,16 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
       }
     });
     res.statusCode = status;
-    res.setHeader("content-type", "application/json");
+    res.setHeader("content-type", errorContentType);
     res.setHeader(requestIdHeader, requestId);
     if (status === 413 && req.httpVersionMajor < 2) {
       // The rest of the body is not read: the connection cannot carry another request.
       res.setHeader("connection", "close");
     }
-    res.end(JSON.stringify(errorEnvelope(error, requestId, detailWriteOptions)));
+    const envelope = errorEnvelope(error, requestId, detailWriteOptions);
+    res.end(
+      JSON.stringify(errorBody === undefined ? envelope : errorBody(error, { status, requestId, envelope })),
+    );
   };
 
   const transcode = async (

@@ -5,6 +5,7 @@ export { collectHttpRoutes, type HttpPathVariable, type HttpRoute } from "./http
 export {
   createHttpTranscoder,
   defaultMaxBodyBytes,
+  type ErrorBodyContext,
   type HttpTranscoderJsonOptions,
   type HttpTranscoderOptions,
   type NodeHandlerFn,

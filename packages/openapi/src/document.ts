@@ -121,6 +121,23 @@ export interface OpenApiDocumentOptions {
     status: number,
     method: DescMethod,
   ) => Readonly<Record<string, HeaderObject>> | undefined;
+  /**
+   * The body of error responses, when the transcoder's `errorBody` option replaces the envelope:
+   * its schema (a component named `schemaName`, default `ErrorEnvelope`), media type, and an
+   * example of an error of a code.
+   */
+  readonly errorBody?: ErrorBodyOptions;
+}
+
+/** How error responses look, for {@link OpenApiDocumentOptions.errorBody}. */
+export interface ErrorBodyOptions {
+  readonly schema: SchemaObject;
+  /** Default: `ErrorEnvelope`. */
+  readonly schemaName?: string;
+  /** Default: `application/json`. */
+  readonly contentType?: string;
+  /** An example body of an error with the code and condition, at the status. */
+  readonly example?: (error: DocumentedError, status: number) => unknown;
 }
 
 /** What {@link OpenApiDocumentOptions.commonErrorResponses} knows of a route. */
@@ -226,10 +243,11 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiD
   });
 
   const componentSchemas = schemas.components();
-  if (componentSchemas[ERROR_ENVELOPE_SCHEMA] !== undefined) {
-    throw new Error(`a message is named ${ERROR_ENVELOPE_SCHEMA}, like the schema of error responses`);
+  const errorSchemaName = options.errorBody?.schemaName ?? ERROR_ENVELOPE_SCHEMA;
+  if (componentSchemas[errorSchemaName] !== undefined) {
+    throw new Error(`a message is named ${errorSchemaName}, like the schema of error responses`);
   }
-  componentSchemas[ERROR_ENVELOPE_SCHEMA] = errorEnvelopeSchema();
+  componentSchemas[errorSchemaName] = options.errorBody?.schema ?? errorEnvelopeSchema();
 
   const servers =
     options.servers === undefined
@@ -548,31 +566,36 @@ function errorResponses(
     const errors = byStatus.get(status) ?? [];
     const lines = errors.map((error) => `- \`${error.code}\`: ${error.condition}`);
     const examples: Record<string, { summary: string; value: unknown }> = {};
+    const example = options.errorBody === undefined ? envelopeExample : options.errorBody.example;
     for (const error of errors) {
-      examples[error.code] ??= {
-        summary: error.code,
-        value: {
-          error: {
-            code: error.code,
-            message: error.condition,
-            requestId: "3f1c0c6e-8a4f-4b1e-9d8e-2b7c6f0e5a91",
-            details: [],
-          },
-        },
-      };
+      if (example === undefined || examples[error.code] !== undefined) continue;
+      examples[error.code] = { summary: error.code, value: example(error, status) };
     }
+    const media = {
+      schema: { $ref: `#/components/schemas/${options.errorBody?.schemaName ?? ERROR_ENVELOPE_SCHEMA}` },
+    };
     responses[String(status)] = {
       description: `${reasonPhrase(status)}.\n\n${lines.join("\n")}`.replace(/^\.\n\n/, ""),
       headers: { "X-Request-Id": requestIdHeader() },
       content: {
-        "application/json": {
-          schema: { $ref: `#/components/schemas/${ERROR_ENVELOPE_SCHEMA}` },
-          examples,
-        },
+        [options.errorBody?.contentType ?? "application/json"]:
+          Object.keys(examples).length > 0 ? { ...media, examples } : media,
       },
     };
   }
   return responses;
+}
+
+/** An example of the transcoder's error envelope. */
+function envelopeExample(error: DocumentedError): unknown {
+  return {
+    error: {
+      code: error.code,
+      message: error.condition,
+      requestId: "3f1c0c6e-8a4f-4b1e-9d8e-2b7c6f0e5a91",
+      details: [],
+    },
+  };
 }
 
 /** The transcoder sends the request's id with every error, as the envelope's `requestId` too. */

@@ -15,6 +15,7 @@ export {
   type CommonErrorContext,
   commonErrorResponses,
   createOpenApiDocument,
+  type ErrorBodyOptions,
   type OpenApiDocumentOptions,
   uuidForIdFields,
 } from "./document.js";

@@ -428,4 +428,34 @@ describe("a document of descriptors built at run time", () => {
       },
     );
   });
+
+  it("describes a replaced error body: its schema, media type and examples", () => {
+    const doc = createOpenApiDocument({
+      services: [LibraryService],
+      info: { title: "Library", version: "1" },
+      errorBody: {
+        schemaName: "Problem",
+        contentType: "application/problem+json",
+        schema: { type: "object", required: ["title", "status"], properties: { title: { type: "string" } } },
+        example: (error, status) => ({ title: error.code, status, detail: error.condition }),
+      },
+    });
+    expect(doc.components.schemas.ErrorEnvelope).toBeUndefined();
+    expect(doc.components.schemas.Problem).toMatchObject({ required: ["title", "status"] });
+    const get = Object.values(doc.paths)
+      .map((item) => item.get)
+      .find((op) => op?.operationId === "LibraryService_GetBook");
+    const internal = get?.responses["500"] as ResponseObject | undefined;
+    expect(internal?.content).toEqual({
+      "application/problem+json": {
+        schema: { $ref: "#/components/schemas/Problem" },
+        examples: {
+          internal: {
+            summary: "internal",
+            value: { title: "internal", status: 500, detail: expect.stringContaining("unexpected") },
+          },
+        },
+      },
+    });
+  });
 });
