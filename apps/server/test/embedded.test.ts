@@ -116,7 +116,9 @@ describe("the embedded default (development mode, PGlite in DATA_DIR)", () => {
   });
 
   it("serves the OAuth 2.0 token endpoint the OpenAPI document names, for the docs page's request client", async () => {
-    const server = await startDefault(dataDir);
+    // A data directory of its own: the embedded database of another test may still be closing.
+    const ownDir = await mkdtemp(join(tmpdir(), "folio-embedded-token-"));
+    const server = await startDefault(ownDir);
     try {
       const document = (await (await fetch(`${server.baseUrl}/api/v1/openapi.json`)).json()) as {
         components: {
@@ -173,6 +175,7 @@ describe("the embedded default (development mode, PGlite in DATA_DIR)", () => {
       expect((await fetch(`${server.baseUrl}${tokenUrl}`)).status).toBe(405);
     } finally {
       await server.stop();
+      await rm(ownDir, { recursive: true, force: true });
     }
-  });
+  }, 120_000);
 });

@@ -58,7 +58,7 @@ describe.each([...served.map((s) => s.name), "development mode"])("the OpenAPI d
     expect(report.problems).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
     expect(run.code).toBe(0);
-  });
+  }, 120_000);
 
   it("passes `spectral lint` (spectral:oas) with no error and no warning, offline", async () => {
     const run = await runOffline(
@@ -69,5 +69,5 @@ describe.each([...served.map((s) => s.name), "development mode"])("the OpenAPI d
     expect(run.networkAttempts).toEqual([]);
     expect(JSON.parse(run.stdout || "[]")).toEqual([]);
     expect(run.code).toBe(0);
-  });
+  }, 120_000);
 });

@@ -7,11 +7,13 @@ import {
   type DescService,
   fromBinary,
   type JsonValue,
+  type Message,
   type Registry,
   ScalarType,
   toBinary,
   toJson,
 } from "@bufbuild/protobuf";
+import { reflect } from "@bufbuild/protobuf/reflect";
 import { Code, type ConnectError, type ContextValues } from "@connectrpc/connect";
 import type { UniversalHandler, UniversalServerResponse } from "@connectrpc/connect/protocol";
 import {
@@ -22,6 +24,7 @@ import {
   httpStatusOf,
   transcodeError,
 } from "./error-envelope.js";
+import { type RawBodyTarget, rawBodyTarget, rawResponseReader, setRawBody } from "./http-body.js";
 import { collectHttpRoutes, type HttpRoute } from "./http-route.js";
 import { isJsonContentType, type NodeServerRequest, readRequestBody } from "./request-body.js";
 import { createRequestMessageReader, type RequestMessageReader } from "./request-message.js";
@@ -143,10 +146,19 @@ interface CompiledRoute {
   readonly route: HttpRoute;
   readonly handler: UniversalHandler;
   readonly readMessage: RequestMessageReader;
-  /** The JSON body of a response, and the address of the next page if there is one. */
-  readonly writeResponse: (bytes: Uint8Array) => { body: string; nextPageToken?: string };
+  /**
+   * The body of a response, its content type (JSON, or an `HttpBody`'s own), and the address of
+   * the next page if there is one.
+   */
+  readonly writeResponse: (bytes: Uint8Array) => {
+    body: string | Uint8Array;
+    contentType: string;
+    nextPageToken?: string;
+  };
   readonly successStatus: number;
   readonly hasBody: boolean;
+  /** Where the raw request body goes when it is a `google.api.HttpBody` rather than JSON. */
+  readonly rawBody: RawBodyTarget | undefined;
 }
 
 /**
@@ -216,25 +228,31 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
       : undefined;
     const nextPageField = options.pageLinks === true ? nextPageTokenField(route) : undefined;
     const nextPageKey = writeOptions.useProtoFieldName ? nextPageField?.name : nextPageField?.jsonName;
+    const rawResponse = rawResponseReader(route);
     return {
       route,
       handler,
       readMessage: createRequestMessageReader(route, readOptions),
       writeResponse(bytes) {
+        if (rawResponse !== undefined) {
+          return rawResponse(bytes);
+        }
         const json = completeJson(toJson(method.output, fromBinary(method.output, bytes), writeOptions));
         if (nextPageKey !== undefined) {
           const { [nextPageKey]: token, ...rest } = json as Record<string, JsonValue>;
           return {
             body: JSON.stringify(rest),
+            contentType: "application/json",
             ...(typeof token === "string" && token !== "" ? { nextPageToken: token } : {}),
           };
         }
         const body =
           responseKey === undefined ? json : ((json as Record<string, JsonValue>)[responseKey] ?? null);
-        return { body: JSON.stringify(body) };
+        return { body: JSON.stringify(body), contentType: "application/json" };
       },
       successStatus: options.successStatus?.(method) ?? 200,
       hasBody: route.body !== undefined,
+      rawBody: rawBodyTarget(route),
     };
   });
   const table = createRouteTable(compiled);
@@ -292,7 +310,14 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
       // RFC 9110, section 15.5.16: 415 for a content coding the server does not accept.
       throw transcodeError(Code.InvalidArgument, `unsupported Content-Encoding "${contentEncoding}"`, 415);
     }
-    if (entry.hasBody) {
+    const method = entry.route.method;
+    let message: Message;
+    if (entry.rawBody !== undefined) {
+      // google.api.HttpBody: the body as it is, whatever its type, with its Content-Type.
+      const bytes = await readRequestBody(req, maxBodyBytes);
+      message = entry.readMessage(undefined, segments, query);
+      setRawBody(reflect(method.input, message), entry.rawBody, req.headers["content-type"] ?? "", bytes);
+    } else if (entry.hasBody) {
       const contentType = req.headers["content-type"];
       if (contentType !== undefined && !isJsonContentType(contentType)) {
         throw unsupportedMediaType(contentType);
@@ -304,6 +329,7 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
         }
         body = parseJson(bytes);
       }
+      message = entry.readMessage(body, segments, query);
     } else {
       const bytes = await readRequestBody(req, maxBodyBytes);
       if (bytes.byteLength > 0) {
@@ -312,9 +338,8 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
           `${entry.route.httpMethod} ${entry.route.pattern} takes no request body; send the fields in the query string`,
         );
       }
+      message = entry.readMessage(body, segments, query);
     }
-    const method = entry.route.method;
-    const message = entry.readMessage(body, segments, query);
     const requestBytes = toBinary(method.input, message);
 
     const controller = new AbortController();
@@ -335,14 +360,14 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
     if (response.status !== 200) {
       throw connectErrorFrom(response, responseBytes);
     }
-    const { body: json, nextPageToken } = entry.writeResponse(responseBytes);
+    const { body: responseBody, contentType, nextPageToken } = entry.writeResponse(responseBytes);
     forwardResponseHeaders(response, res);
     if (nextPageToken !== undefined) {
       res.appendHeader("link", `<${nextPageUrl(req.url ?? "/", nextPageToken)}>; rel="next"`);
     }
     res.statusCode = entry.successStatus;
-    res.setHeader("content-type", "application/json");
-    res.end(json);
+    res.setHeader("content-type", contentType);
+    res.end(responseBody);
   };
 
   return function handleHttpRequest(req, res) {

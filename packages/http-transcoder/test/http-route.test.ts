@@ -35,6 +35,9 @@ describe("collectHttpRoutes", () => {
       "SearchBooks SEARCH /v1/{parent=shelves/*}/books #0",
       "GetFile GET /v1/files/{path=**} #0",
       "GetAuthor GET /v1/authors/{author} #0",
+      "UploadCover PUT /v1/{name=shelves/*}/cover #0",
+      "GetCover GET /v1/{name=shelves/*}/cover #0",
+      "Echo POST /v1/echo #0",
     ]);
   });
 
@@ -56,6 +59,9 @@ describe("collectHttpRoutes", () => {
       "/v1/{parent}/books",
       "/v1/files/{path}",
       "/v1/authors/{author}",
+      "/v1/{name}/cover",
+      "/v1/{name}/cover",
+      "/v1/echo",
     ]);
   });
 

@@ -830,3 +830,95 @@ describe("a template that is ** alone (/{path=**})", () => {
     expect(await response.json()).toEqual(json);
   });
 });
+
+describe("google.api.HttpBody", () => {
+  const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+  it.each([
+    {
+      it: "passes the raw request body and its Content-Type to an HttpBody field",
+      request: { method: "PUT", path: "/v1/shelves/s1/cover", contentType: "image/png", body: png },
+      status: 200,
+      contentType: "text/plain",
+      body: new TextEncoder().encode("stored 8 bytes"),
+      received: {
+        method: "UploadCover",
+        request: { name: "shelves/s1", cover: { contentType: "image/png", data: "iVBORw0KGgo=" } },
+      },
+    },
+    {
+      it: "sends an HttpBody response as raw bytes with its content type",
+      request: { method: "GET", path: "/v1/shelves/s1/cover" },
+      status: 200,
+      contentType: "image/png",
+      body: png,
+    },
+    {
+      it: "sends an HttpBody that names no content type as application/octet-stream",
+      request: { method: "GET", path: "/v1/shelves/s2/cover" },
+      status: 200,
+      contentType: "application/octet-stream",
+      body: new Uint8Array([1, 2, 3]),
+    },
+    {
+      it: 'takes any content type for an HttpBody request with body: "*", and echoes it',
+      request: {
+        method: "POST",
+        path: "/v1/echo",
+        contentType: "text/csv; charset=utf-8",
+        body: "a,b\n1,2\n",
+      },
+      status: 200,
+      contentType: "text/csv; charset=utf-8",
+      body: new TextEncoder().encode("a,b\n1,2\n"),
+      received: { method: "Echo", request: { contentType: "text/csv; charset=utf-8", data: "YSxiCjEsMgo=" } },
+    },
+  ])("$it", async ({ request, status, contentType, body, received }) => {
+    const before = server.received.length;
+    const response = await fetch(server.baseUrl + request.path, {
+      method: request.method,
+      headers: request.contentType === undefined ? {} : { "content-type": request.contentType },
+      body: request.body,
+    });
+    expect(response.status).toBe(status);
+    expect(response.headers.get("content-type")).toBe(contentType);
+    expect(new Uint8Array(await response.arrayBuffer())).toEqual(body);
+    if (received !== undefined) {
+      expect(server.received.slice(before).at(-1)).toMatchObject(received);
+    }
+  });
+
+  it.each<Row>([
+    {
+      it: "refuses a compressed HttpBody with 415",
+      request: { method: "POST", path: "/v1/echo", body: "x", headers: { "content-encoding": "gzip" } },
+      status: 415,
+      error: { code: "invalid_argument" },
+    },
+    {
+      it: "refuses an HttpBody larger than maxBodyBytes with 413",
+      request: {
+        method: "POST",
+        path: "/v1/echo",
+        body: "x".repeat(2000),
+        headers: { "content-type": "text/plain" },
+      },
+      status: 413,
+      error: { code: "resource_exhausted" },
+    },
+    {
+      it: 'refuses query parameters with an HttpBody request of body: "*"',
+      request: {
+        method: "POST",
+        path: "/v1/echo?contentType=text/html",
+        body: "x",
+        headers: { "content-type": "text/plain" },
+      },
+      status: 400,
+      error: {
+        code: "invalid_argument",
+        details: badRequest(["contentType", expect.stringContaining('body: "*"')]),
+      },
+    },
+  ])("$it", check);
+});

@@ -158,6 +158,24 @@ function libraryImpl(received: Received[]): ServiceImpl<typeof LibraryService> {
       record(received, "GetAuthor", m.getAuthor.input, req, context);
       return { author: req.author };
     },
+    uploadCover(req, context) {
+      record(received, "UploadCover", m.uploadCover.input, req, context);
+      return {
+        contentType: "text/plain",
+        data: new TextEncoder().encode(`stored ${req.cover?.data.byteLength ?? 0} bytes`),
+      };
+    },
+    getCover(req, context) {
+      record(received, "GetCover", m.getCover.input, req, context);
+      // A PNG signature for shelf s1; an HttpBody that names no content type for any other.
+      return req.name === "shelves/s1"
+        ? { contentType: "image/png", data: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]) }
+        : { data: new Uint8Array([1, 2, 3]) };
+    },
+    echo(req, context) {
+      record(received, "Echo", m.echo.input, req, context);
+      return req;
+    },
     ping() {
       return create(m.ping.output);
     },

@@ -12,6 +12,7 @@ import {
   collectHttpRoutes,
   type HttpRoute,
   type HttpTranscoderJsonOptions,
+  isHttpBody,
   isStringLikeMessage,
   nextPageTokenField,
 } from "@folio/http-transcoder";
@@ -462,6 +463,10 @@ function requestBodyFor(
   let required: boolean;
   if (route.body === undefined) {
     return undefined;
+  } else if (route.body === "*" && isHttpBody(input)) {
+    return rawBody(comments(input));
+  } else if (route.bodyField?.fieldKind === "message" && isHttpBody(route.bodyField.message)) {
+    return rawBody(comments(route.bodyField));
   } else if (route.body === "*") {
     const boundTopLevel = new Set(
       route.pathVariables.filter((v) => v.fieldPath.length === 1).map((v) => v.fieldPath[0] as string),
@@ -483,6 +488,19 @@ function requestBodyFor(
   };
   if (description !== undefined) body.description = description;
   return body;
+}
+
+/** Raw bytes of any media type: a `google.api.HttpBody`. */
+const BINARY: SchemaObject = { type: "string", format: "binary" };
+
+/** A request body that is a `google.api.HttpBody`: any media type, sent as it is. */
+function rawBody(comment: string | undefined): RequestBodyObject {
+  const description = "The body as it is, of any media type; its `Content-Type` goes with it.";
+  return {
+    required: true,
+    description: comment === undefined ? description : `${comment}\n\n${description}`,
+    content: { "*/*": { schema: { ...BINARY } } },
+  };
 }
 
 /** Request headers as header parameters. */
@@ -513,6 +531,14 @@ function successResponse(
   let schema: SchemaObject;
   let description = status === 201 ? "Created." : "OK.";
   const nextPage = pageLinks ? nextPageTokenField(route) : undefined;
+  const field = route.responseBodyField;
+  if (isHttpBody(field === undefined ? route.method.output : field.message)) {
+    // google.api.HttpBody: the bytes as they are, with the content type the method gives them.
+    return {
+      description: `${description} The body as the method produces it, of its own content type.`,
+      content: { "*/*": { schema: { ...BINARY } } },
+    };
+  }
   if (route.responseBodyField !== undefined) {
     schema = schemas.fieldSchema(route.responseBodyField, "response");
     const comment = comments(route.responseBodyField);

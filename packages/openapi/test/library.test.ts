@@ -10,7 +10,7 @@ import {
   type SchemaObject,
   uuidForIdFields,
 } from "../src/index.js";
-import { LibraryService } from "./library.js";
+import { CoverService, LibraryService } from "./library.js";
 
 const document = createOpenApiDocument({
   services: [LibraryService],
@@ -457,5 +457,20 @@ describe("a document of descriptors built at run time", () => {
         },
       },
     });
+  });
+
+  it("documents a google.api.HttpBody as raw bytes of any media type, both ways", () => {
+    const doc = createOpenApiDocument({ services: [CoverService], info: { title: "Covers", version: "1" } });
+    const get = doc.paths["/v1/{name}/cover"]?.get;
+    expect((get?.responses["200"] as ResponseObject | undefined)?.content).toEqual({
+      "*/*": { schema: { type: "string", format: "binary" } },
+    });
+    const put = doc.paths["/v1/covers"]?.put;
+    expect(put?.requestBody).toMatchObject({
+      required: true,
+      content: { "*/*": { schema: { type: "string", format: "binary" } } },
+    });
+    expect(put?.parameters).toBeUndefined();
+    expect(doc.components.schemas.HttpBody).toBeUndefined();
   });
 });
