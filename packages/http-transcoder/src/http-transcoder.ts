@@ -15,7 +15,11 @@ import {
 } from "@bufbuild/protobuf";
 import { reflect } from "@bufbuild/protobuf/reflect";
 import { Code, type ConnectError, type ContextValues } from "@connectrpc/connect";
-import type { UniversalHandler, UniversalServerResponse } from "@connectrpc/connect/protocol";
+import {
+  encodeEnvelope,
+  type UniversalHandler,
+  type UniversalServerResponse,
+} from "@connectrpc/connect/protocol";
 import {
   asConnectError,
   connectErrorFromJson,
@@ -30,6 +34,15 @@ import { isJsonContentType, type NodeServerRequest, readRequestBody } from "./re
 import { createRequestMessageReader, type RequestMessageReader } from "./request-message.js";
 import { createJsonCompleter, type JsonCompleter } from "./response-json.js";
 import { createRouteTable } from "./route-table.js";
+import {
+  connectStreamMessages,
+  negotiateStreamFormat,
+  type StreamFormat,
+  streamContentType,
+  streamError,
+  streamMessage,
+  writeChunk,
+} from "./server-stream.js";
 
 export type { NodeServerRequest } from "./request-body.js";
 
@@ -159,6 +172,8 @@ interface CompiledRoute {
   readonly hasBody: boolean;
   /** Where the raw request body goes when it is a `google.api.HttpBody` rather than JSON. */
   readonly rawBody: RawBodyTarget | undefined;
+  /** Whether responses are `google.api.HttpBody`, written as raw bytes. */
+  readonly rawResponse: boolean;
 }
 
 /**
@@ -204,9 +219,9 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
   const compiled = routes.map((route): CompiledRoute => {
     const method = route.method;
     const name = `${method.parent.typeName}.${method.name}`;
-    if (method.methodKind !== "unary") {
+    if (method.methodKind === "client_streaming" || method.methodKind === "bidi_streaming") {
       throw new Error(
-        `google.api.http rule of ${name}: only unary methods can be transcoded, not ${method.methodKind}`,
+        `google.api.http rule of ${name}: ${method.methodKind} methods cannot be served over REST, where a request is one message; only unary and server-streaming methods can`,
       );
     }
     const handler = handlers.get(`/${method.parent.typeName}/${method.name}`);
@@ -226,7 +241,8 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
         ? route.responseBodyField.name
         : route.responseBodyField.jsonName
       : undefined;
-    const nextPageField = options.pageLinks === true ? nextPageTokenField(route) : undefined;
+    const nextPageField =
+      options.pageLinks === true && method.methodKind === "unary" ? nextPageTokenField(route) : undefined;
     const nextPageKey = writeOptions.useProtoFieldName ? nextPageField?.name : nextPageField?.jsonName;
     const rawResponse = rawResponseReader(route);
     return {
@@ -253,6 +269,7 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
       successStatus: options.successStatus?.(method) ?? 200,
       hasBody: route.body !== undefined,
       rawBody: rawBodyTarget(route),
+      rawResponse: rawResponse !== undefined,
     };
   });
   const table = createRouteTable(compiled);
@@ -291,10 +308,52 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
       // The rest of the body is not read: the connection cannot carry another request.
       res.setHeader("connection", "close");
     }
+    res.end(JSON.stringify(errorBodyOf(error, status, requestId)));
+  };
+
+  const errorBodyOf = (error: ConnectError, status: number, requestId: string): unknown => {
     const envelope = errorEnvelope(error, requestId, detailWriteOptions);
-    res.end(
-      JSON.stringify(errorBody === undefined ? envelope : errorBody(error, { status, requestId, envelope })),
-    );
+    return errorBody === undefined ? envelope : errorBody(error, { status, requestId, envelope });
+  };
+
+  /**
+   * Writes the messages of a server stream as they come. An error before the first message is an
+   * ordinary error response; one after it ends the stream in the stream's own format.
+   */
+  const writeStream = async (
+    req: NodeServerRequest,
+    res: NodeServerResponse,
+    entry: CompiledRoute,
+    response: UniversalServerResponse,
+  ): Promise<void> => {
+    const messages = connectStreamMessages(response.body ?? once(new Uint8Array(0)));
+    let next = await messages.next();
+    const first = next.done ? undefined : entry.writeResponse(next.value);
+    const format: StreamFormat = entry.rawResponse ? "raw" : negotiateStreamFormat(req.headers.accept);
+    forwardResponseHeaders(response, res);
+    res.statusCode = entry.successStatus;
+    if (format === "raw") {
+      res.setHeader("content-type", first?.contentType ?? "application/octet-stream");
+    } else {
+      res.setHeader("content-type", streamContentType(format));
+      res.setHeader("cache-control", "no-cache");
+    }
+    try {
+      while (!next.done && !res.destroyed) {
+        await writeChunk(res, streamMessage(format, entry.writeResponse(next.value).body));
+        next = await messages.next();
+      }
+    } catch (thrown) {
+      const error = asConnectError(thrown);
+      if (format === "raw" || res.destroyed) {
+        // Bytes have no room for an error: the response is cut off, which the client sees.
+        res.destroy();
+        return;
+      }
+      res.end(streamError(format, errorBodyOf(error, httpStatusOf(error), requestIdOf(req, res))));
+      return;
+    }
+    res.end();
   };
 
   const transcode = async (
@@ -340,7 +399,12 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
       }
       message = entry.readMessage(body, segments, query);
     }
-    const requestBytes = toBinary(method.input, message);
+    const streaming = method.methodKind === "server_streaming";
+    // A unary call is one message; a stream's request is one enveloped message
+    // (https://connectrpc.com/docs/protocol#streaming-request).
+    const requestBytes = streaming
+      ? encodeEnvelope(0, toBinary(method.input, message))
+      : toBinary(method.input, message);
 
     const controller = new AbortController();
     const onClose = () => {
@@ -351,11 +415,15 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
       httpVersion: req.httpVersion,
       url: `http://${req.headers.host ?? req.headers[":authority"] ?? "localhost"}${entry.handler.requestPath}`,
       method: "POST",
-      header: forwardedRequestHeaders(req, requestBytes.byteLength),
+      header: forwardedRequestHeaders(req, requestBytes.byteLength, streaming),
       body: once(requestBytes),
       signal: controller.signal,
       contextValues: options.contextValues?.(req),
     });
+    if (streaming && response.status === 200) {
+      await writeStream(req, res, entry, response);
+      return;
+    }
     const responseBytes = await readAll(response.body);
     if (response.status !== 200) {
       throw connectErrorFrom(response, responseBytes);
@@ -449,7 +517,7 @@ function unsupportedMediaType(contentType: string | undefined): ConnectError {
   );
 }
 
-function forwardedRequestHeaders(req: NodeServerRequest, contentLength: number): Headers {
+function forwardedRequestHeaders(req: NodeServerRequest, contentLength: number, streaming: boolean): Headers {
   const header = new Headers();
   const incoming = req.headers;
   for (const name in incoming) {
@@ -470,9 +538,9 @@ function forwardedRequestHeaders(req: NodeServerRequest, contentLength: number):
       for (const item of value) header.append(name, item);
     }
   }
-  // A unary call of the Connect protocol, in binary: the JSON is parsed here, once, and the
-  // handler decodes the binary message (https://connectrpc.com/docs/protocol#unary-request).
-  header.set("content-type", "application/proto");
+  // A call of the Connect protocol, in binary: the JSON is parsed here, once, and the handler
+  // decodes the binary message (https://connectrpc.com/docs/protocol#unary-request).
+  header.set("content-type", streaming ? "application/connect+proto" : "application/proto");
   header.set("connect-protocol-version", "1");
   header.set("content-length", String(contentLength));
   return header;

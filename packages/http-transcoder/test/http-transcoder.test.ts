@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type LibraryServer, startLibraryServer, startRootFileServer } from "./library-server.js";
 
 /** A request of a table row. */
@@ -921,4 +921,122 @@ describe("google.api.HttpBody", () => {
       },
     },
   ])("$it", check);
+});
+
+describe("server streaming", () => {
+  const books = (count: number) =>
+    Array.from({ length: count }, (_, i) => ({
+      ...emptyBook,
+      name: `shelves/s1/books/${i + 1}`,
+      title: `Book ${i + 1}`,
+    }));
+
+  async function stream(path: string, headers: Record<string, string> = {}) {
+    const response = await fetch(server.baseUrl + path, { headers });
+    return { response, text: await response.text() };
+  }
+
+  it.each([
+    {
+      it: "writes newline-delimited JSON by default, one {result} a line",
+      accept: undefined,
+      contentType: "application/x-ndjson",
+      body: (count: number) =>
+        books(count)
+          .map((book) => `${JSON.stringify({ result: book })}\n`)
+          .join(""),
+    },
+    {
+      it: "writes Server-Sent Events when the client accepts text/event-stream",
+      accept: "text/event-stream",
+      contentType: "text/event-stream",
+      body: (count: number) =>
+        books(count)
+          .map((book) => `data: ${JSON.stringify(book)}\n\n`)
+          .join(""),
+    },
+  ])("$it", async ({ accept, contentType, body }) => {
+    const { response, text } = await stream(
+      "/v1/shelves/s1/books:watch?count=3",
+      accept === undefined ? {} : { accept },
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe(contentType);
+    expect(response.headers.get("cache-control")).toBe("no-cache");
+    // Headers the handler set before its first message, and the interceptors' own.
+    expect(response.headers.get("x-watch")).toBe("started");
+    expect(response.headers.get("x-intercepted")).toBe("yes");
+    expect(text).toBe(body(3));
+  });
+
+  it.each([
+    {
+      it: "ends an NDJSON stream that fails after it started with the error envelope as the last line",
+      accept: undefined,
+      last: (error: string) => `${error}\n`,
+    },
+    {
+      it: "ends an SSE stream that fails after it started with an error event",
+      accept: "text/event-stream",
+      last: (error: string) => `event: error\ndata: ${error}\n\n`,
+    },
+  ])("$it", async ({ accept, last }) => {
+    const { response, text } = await stream(
+      "/v1/shelves/s1/books:watch?count=2&fail=true",
+      accept === undefined ? { "x-request-id": "stream-1" } : { accept, "x-request-id": "stream-1" },
+    );
+    expect(response.status).toBe(200);
+    const envelope = {
+      error: {
+        code: "unavailable",
+        message: "shelf closed",
+        requestId: "stream-1",
+        details: [{ type: "google.rpc.ErrorInfo", reason: "SHELF_CLOSED", domain: "library.example" }],
+      },
+    };
+    expect(text.endsWith(last(JSON.stringify(envelope)))).toBe(true);
+    expect(text.split(accept === undefined ? "\n" : "\n\n").filter((part) => part !== "")).toHaveLength(3);
+  });
+
+  it("answers an error before the first message as a unary call would: its status and the envelope", async () => {
+    const { response, text } = await stream("/v1/shelves/forbidden/books:watch?count=2");
+    expect(response.status).toBe(403);
+    expect(response.headers.get("content-type")).toBe("application/json");
+    expect(JSON.parse(text)).toMatchObject({
+      error: { code: "permission_denied", message: "not your shelf" },
+    });
+  });
+
+  it("sends an empty stream as a 200 with no message", async () => {
+    const { response, text } = await stream("/v1/shelves/s1/books:watch?count=0");
+    expect(response.status).toBe(200);
+    expect(text).toBe("");
+  });
+
+  it("streams google.api.HttpBody chunks as one body, of the first chunk's content type", async () => {
+    const { response, text } = await stream("/v1/shelves/s1:download");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/csv");
+    expect(text).toBe("title,pages\nOne,100\nTwo,200\n");
+  });
+
+  it("cuts a google.api.HttpBody stream that fails after it started off, so the client sees it broken", async () => {
+    // Depending on how far the bytes got, the headers or the body arrive broken: either fails.
+    await expect(
+      fetch(`${server.baseUrl}/v1/shelves/s1:download?fail=true`).then((response) => response.text()),
+    ).rejects.toThrow();
+  });
+
+  it("stops the handler when the client goes away", async () => {
+    const controller = new AbortController();
+    const response = await fetch(`${server.baseUrl}/v1/shelves/s1/books:watch?count=100000`, {
+      signal: controller.signal,
+    });
+    const reader = response.body?.getReader();
+    await reader?.read();
+    controller.abort();
+    await vi.waitFor(() => expect(server.cancelled).toContain("WatchBooks"), { timeout: 10_000 });
+    // The server keeps serving other requests.
+    expect((await fetch(`${server.baseUrl}/v1/shelves/s1`)).status).toBe(200);
+  });
 });

@@ -42,6 +42,8 @@ export interface LibraryServer {
   readonly baseUrl: string;
   /** Calls received since the server started, most recent last. */
   readonly received: Received[];
+  /** Methods whose call was cancelled (its signal aborted), most recent last. */
+  readonly cancelled: string[];
   close(): Promise<void>;
 }
 
@@ -79,7 +81,7 @@ function record<Desc extends DescMessage>(
   context.responseHeader.set("x-tenant", context.values.get(tenantKey));
 }
 
-function libraryImpl(received: Received[]): ServiceImpl<typeof LibraryService> {
+function libraryImpl(received: Received[], cancelled: string[]): ServiceImpl<typeof LibraryService> {
   const m = LibraryService.method;
   return {
     getShelf(req, context) {
@@ -176,6 +178,32 @@ function libraryImpl(received: Received[]): ServiceImpl<typeof LibraryService> {
       record(received, "Echo", m.echo.input, req, context);
       return req;
     },
+    async *watchBooks(req, context) {
+      record(received, "WatchBooks", m.watchBooks.input, req, context);
+      if (req.parent === "shelves/forbidden") {
+        throw new ConnectError("not your shelf", Code.PermissionDenied);
+      }
+      context.responseHeader.set("x-watch", "started");
+      context.signal.addEventListener("abort", () => cancelled.push("WatchBooks"));
+      for (let i = 1; i <= req.count && !context.signal.aborted; i++) {
+        yield { name: `${req.parent}/books/${i}`, title: `Book ${i}` };
+        // A long stream takes its time, as a real one would.
+        if (req.count > 100) await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      if (req.fail) {
+        throw new ConnectError("shelf closed", Code.Unavailable, undefined, [
+          { desc: ErrorInfoSchema, value: { reason: "SHELF_CLOSED", domain: "library.example" } },
+        ]);
+      }
+    },
+    async *downloadShelf(req, context) {
+      record(received, "DownloadShelf", m.downloadShelf.input, req, context);
+      const encoder = new TextEncoder();
+      yield { contentType: "text/csv", data: encoder.encode("title,pages\n") };
+      if (req.fail) throw new ConnectError("disk gone", Code.DataLoss);
+      yield { data: encoder.encode("One,100\n") };
+      yield { data: encoder.encode("Two,200\n") };
+    },
     ping() {
       return create(m.ping.output);
     },
@@ -191,12 +219,13 @@ export async function startLibraryServer(
   { http2 = false }: { http2?: boolean } = {},
 ): Promise<LibraryServer> {
   const received: Received[] = [];
+  const cancelled: string[] = [];
   let router: ConnectRouter | undefined;
   const contextValues = (req: { headers: Record<string, string | string[] | undefined> }) =>
     createContextValues().set(tenantKey, String(req.headers["x-tenant"] ?? "none"));
   const connect = connectNodeAdapter({
     routes(r) {
-      r.service(LibraryService, libraryImpl(received));
+      r.service(LibraryService, libraryImpl(received, cancelled));
       router = r;
     },
     interceptors: [authInterceptor],
@@ -218,11 +247,11 @@ export async function startLibraryServer(
       connect(req, res);
     }
   };
-  return { ...(await listen(handler, http2)), received };
+  return { ...(await listen(handler, http2)), received, cancelled };
 }
 
 /** Starts a server whose transcoder serves RootFileService (`/{path=**}`) on every path. */
-export async function startRootFileServer(): Promise<Omit<LibraryServer, "received">> {
+export async function startRootFileServer(): Promise<Omit<LibraryServer, "received" | "cancelled">> {
   const router = createConnectRouter().service(RootFileService, {
     getRootFile: (req) => ({ path: req.path }),
   });
@@ -232,7 +261,10 @@ export async function startRootFileServer(): Promise<Omit<LibraryServer, "receiv
 type Handler = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void;
 
 /** Serves `handler` on 127.0.0.1, on a port of the system's choosing. */
-async function listen(handler: Handler, http2: boolean): Promise<Omit<LibraryServer, "received">> {
+async function listen(
+  handler: Handler,
+  http2: boolean,
+): Promise<Omit<LibraryServer, "received" | "cancelled">> {
   // HTTP/2 without TLS (h2c, prior knowledge), as gRPC clients speak it.
   const server = http2 ? createHttp2Server(handler) : createServer(handler);
   server.listen(0, "127.0.0.1");

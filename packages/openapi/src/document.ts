@@ -308,7 +308,14 @@ function operationFor(route: HttpRoute, context: OperationContext): OperationObj
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(requestBody !== undefined ? { requestBody } : {}),
     responses: {
-      [String(status)]: successResponse(route, status, schemas, comments, options.pageLinks ?? false),
+      [String(status)]: successResponse(
+        route,
+        status,
+        schemas,
+        comments,
+        options.pageLinks ?? false,
+        options.errorBody?.schemaName ?? ERROR_ENVELOPE_SCHEMA,
+      ),
       ...errorResponses(route, requestBody !== undefined, requiredScope, options),
     },
   };
@@ -490,6 +497,50 @@ function requestBodyFor(
   return body;
 }
 
+/**
+ * A server stream: newline-delimited JSON (`{"result": message}` a line), or Server-Sent Events
+ * for a client that accepts `text/event-stream`; a failure after the stream started ends it with
+ * the error body (an NDJSON line, an `error` event).
+ */
+function streamResponse(
+  route: HttpRoute,
+  description: string,
+  schemas: SchemaBuilder,
+  comments: ReturnType<typeof createCommentLookup>,
+  errorSchemaName: string,
+): ResponseObject {
+  const field = route.responseBodyField;
+  const message =
+    field === undefined
+      ? schemas.messageRef(route.method.output, "response")
+      : schemas.fieldSchema(field, "response");
+  const comment = field === undefined ? undefined : comments(field);
+  const errorRef = { $ref: `#/components/schemas/${errorSchemaName}` };
+  return {
+    description: [
+      description,
+      comment,
+      'A stream of messages: newline-delimited JSON, one `{"result": message}` a line, or, with `Accept: text/event-stream`, Server-Sent Events, one `data:` event a message. A failure after the stream started ends it with the error body: as the last line, or as an `event: error`.',
+    ]
+      .filter((part) => part !== undefined)
+      .join(" "),
+    content: {
+      "application/x-ndjson": {
+        schema: {
+          description: "One line of the stream.",
+          anyOf: [{ type: "object", required: ["result"], properties: { result: message } }, errorRef],
+        },
+      },
+      "text/event-stream": {
+        schema: {
+          type: "string",
+          description: "`data: <message JSON>` events, and an `event: error` whose data is the error body.",
+        },
+      },
+    },
+  };
+}
+
 /** Raw bytes of any media type: a `google.api.HttpBody`. */
 const BINARY: SchemaObject = { type: "string", format: "binary" };
 
@@ -527,17 +578,24 @@ function successResponse(
   schemas: SchemaBuilder,
   comments: ReturnType<typeof createCommentLookup>,
   pageLinks: boolean,
+  errorSchemaName: string,
 ): ResponseObject {
   let schema: SchemaObject;
   let description = status === 201 ? "Created." : "OK.";
-  const nextPage = pageLinks ? nextPageTokenField(route) : undefined;
+  const streaming = route.method.methodKind === "server_streaming";
+  const nextPage = pageLinks && !streaming ? nextPageTokenField(route) : undefined;
   const field = route.responseBodyField;
   if (isHttpBody(field === undefined ? route.method.output : field.message)) {
     // google.api.HttpBody: the bytes as they are, with the content type the method gives them.
     return {
-      description: `${description} The body as the method produces it, of its own content type.`,
+      description: streaming
+        ? `${description} The chunks of the stream one after the other, of the first one's content type. A stream that fails after it started is cut off.`
+        : `${description} The body as the method produces it, of its own content type.`,
       content: { "*/*": { schema: { ...BINARY } } },
     };
+  }
+  if (streaming) {
+    return streamResponse(route, description, schemas, comments, errorSchemaName);
   }
   if (route.responseBodyField !== undefined) {
     schema = schemas.fieldSchema(route.responseBodyField, "response");

@@ -473,4 +473,20 @@ describe("a document of descriptors built at run time", () => {
     expect(put?.parameters).toBeUndefined();
     expect(doc.components.schemas.HttpBody).toBeUndefined();
   });
+
+  it("documents a server stream as NDJSON or Server-Sent Events, ending with the error body on a failure", () => {
+    const doc = createOpenApiDocument({ services: [CoverService], info: { title: "Covers", version: "1" } });
+    const watch = (doc.paths["/v1/{name}:watch"]?.get?.responses["200"] as ResponseObject | undefined)
+      ?.content;
+    expect(Object.keys(watch ?? {})).toEqual(["application/x-ndjson", "text/event-stream"]);
+    expect(watch?.["application/x-ndjson"]?.schema.anyOf).toEqual([
+      { type: "object", required: ["result"], properties: { result: { $ref: "#/components/schemas/Book" } } },
+      { $ref: "#/components/schemas/ErrorEnvelope" },
+    ]);
+    const download = doc.paths["/v1/{name}/cover:download"]?.get?.responses["200"] as
+      | ResponseObject
+      | undefined;
+    expect(download?.content).toEqual({ "*/*": { schema: { type: "string", format: "binary" } } });
+    expect(download?.description).toContain("cut off");
+  });
 });

@@ -272,6 +272,18 @@ export const libraryFile = create(FileDescriptorProtoSchema, {
           pattern: { case: "put", value: "/v1/covers" },
           body: "*",
         }),
+        {
+          ...method("WatchBooks", "GetBookRequest", "Book", {
+            pattern: { case: "get", value: "/v1/{name=shelves/*/books/*}:watch" },
+          }),
+          serverStreaming: true,
+        },
+        {
+          ...method("DownloadCover", "GetBookRequest", ".google.api.HttpBody", {
+            pattern: { case: "get", value: "/v1/{name=shelves/*/books/*}/cover:download" },
+          }),
+          serverStreaming: true,
+        },
       ],
     },
   ],
@@ -302,5 +314,5 @@ export const libraryRegistry: FileRegistry = createFileRegistry(libraryFile, (na
 
 export const LibraryService = libraryRegistry.getService("library.v1.LibraryService") as DescService;
 
-/** Methods whose request or response is a google.api.HttpBody. */
+/** Methods whose request or response is a google.api.HttpBody, and server-streaming ones. */
 export const CoverService = libraryRegistry.getService("library.v1.CoverService") as DescService;
