@@ -1,5 +1,6 @@
-import { type DescMethod, getOption, hasOption } from "@bufbuild/protobuf";
+import { type DescField, type DescMethod, getOption, hasOption } from "@bufbuild/protobuf";
 import {
+  always_set,
   type ErrorResponse,
   errors,
   http_success_status,
@@ -19,4 +20,9 @@ export function successStatus(method: DescMethod): number {
 /** The error responses a method documents with `(folio.v1.errors)`. */
 export function documentedErrors(method: DescMethod): readonly ErrorResponse[] {
   return getOption(method, errors);
+}
+
+/** Whether responses always set the field, as declared with `(folio.v1.always_set)`. */
+export function alwaysSet(field: DescField): boolean {
+  return getOption(field, always_set);
 }

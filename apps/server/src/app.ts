@@ -6,10 +6,11 @@ import type { Logger } from "pino";
 import { createAccessTokens } from "./access-tokens.js";
 import { restApi, services } from "./api.js";
 import { openDatabase } from "./database.js";
-import { seedDemoProjects } from "./demo.js";
+import { DEMO_ORG_ID, DEMO_USER_ID, seedDemoProjects } from "./demo.js";
 import type { Config } from "./env.js";
 import { createConnectHandler } from "./http/connect-handler.js";
 import { createCors } from "./http/cors.js";
+import { createDevelopmentTokenEndpoint } from "./http/development-token.js";
 import { createDispatch } from "./http/dispatch.js";
 import { liveness } from "./http/health.js";
 import type { NodeHandler } from "./http/listen.js";
@@ -87,7 +88,15 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       cors: createCors(config.corsAllowedOrigins),
       health: liveness,
       jwks: tokens.developmentIssuer?.jwks,
-      docs: createApiDocsHandler({ document: createFolioOpenApiDocument() }),
+      developmentToken:
+        tokens.developmentIssuer === undefined
+          ? undefined
+          : createDevelopmentTokenEndpoint(tokens.developmentIssuer, {
+              orgId: DEMO_ORG_ID,
+              userId: DEMO_USER_ID,
+              scopes: apiScopes(),
+            }),
+      docs: createApiDocsHandler({ document: createFolioOpenApiDocument(config.auth) }),
       webApp: loadWebApp(logger),
       rest,
       connect,
@@ -106,4 +115,10 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       await database.close();
     },
   };
+}
+
+/** Every scope a method of the API requires. */
+function apiScopes(): string[] {
+  const scopes = services.flatMap((service) => service.methods).map(restApi.requiredScope);
+  return [...new Set(scopes)].filter((scope) => scope !== undefined);
 }

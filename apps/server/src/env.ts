@@ -38,6 +38,8 @@ interface TokenRules {
   readonly clockToleranceSeconds: number;
   readonly userClaim: string;
   readonly orgClaim: string;
+  /** The issuer's OAuth 2.0 token endpoint, for the API documentation; undefined: not known. */
+  readonly tokenUrl: string | undefined;
 }
 
 /** A variable that is set to something the server cannot use. */
@@ -218,7 +220,11 @@ function loadAuthConfig(env: Env, production: boolean): AuthConfig {
     clockToleranceSeconds: integer(env, "AUTH_CLOCK_TOLERANCE_SECONDS", 30, 0, 300),
     userClaim: text(env, "AUTH_USER_CLAIM") ?? "sub",
     orgClaim: text(env, "AUTH_ORG_CLAIM") ?? "org_id",
+    tokenUrl: text(env, "AUTH_TOKEN_URL"),
   };
+  if (rules.tokenUrl !== undefined && !/^https?:\/\//.test(rules.tokenUrl)) {
+    throw new ConfigError("AUTH_TOKEN_URL", "must be an http(s) URL");
+  }
   if (rules.algorithms?.some((a) => a === "none" || a.startsWith("HS"))) {
     throw new ConfigError("AUTH_ALGORITHMS", "must list asymmetric algorithms only (no none, no HS*)");
   }

@@ -1,12 +1,11 @@
 import { parseArgs } from "node:util";
-import { loadDevelopmentIssuer } from "@folio/auth";
+import { isUuid, loadDevelopmentIssuer } from "@folio/auth";
 import { DEMO_ORG_ID, DEMO_USER_ID } from "./demo.js";
 import { ConfigError, loadConfig } from "./env.js";
 
 // Mints a development-mode access token with the key of the server's DATA_DIR, from the repository
 // root (npm's `--` hands the flags to the command; `npm run --silent token -- ...` prints the token alone):
 //   npm run token -- [--org <uuid>] [--user <uuid>] [--scope files:upload --scope project:read] [--ttl 3600]
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const usage =
   "usage: npm run token -- [--org <uuid>] [--user <uuid>] [--scope <scope>]... [--ttl <seconds>]\n" +
@@ -36,7 +35,7 @@ try {
     ["--org", values.org],
     ["--user", values.user],
   ] as const) {
-    if (!UUID.test(value)) throw new Error(`${flag} must be a UUID (got "${value}")`);
+    if (!isUuid(value)) throw new Error(`${flag} must be a UUID (got "${value}")`);
   }
   const issuer = await loadDevelopmentIssuer(config.dataDir, config.auth);
   const token = await issuer.mint({

@@ -2,12 +2,12 @@
 // the same expectations on both: what a client sees is the outcome's code (a Connect code name,
 // "ok" on success), the JSON of the response message, and the error's details.
 import { fromJson, type JsonObject, type JsonValue, toJson } from "@bufbuild/protobuf";
-import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { ConnectError, createClient } from "@connectrpc/connect";
+import { codeToString } from "@connectrpc/connect/protocol-connect";
+import { BadRequestSchema, ErrorInfoSchema } from "@folio/googleapis";
 import {
-  BadRequestSchema,
   CreateFolderRequestSchema,
   CreateFolderResponseSchema,
-  ErrorInfoSchema,
   FolderService,
   ListProjectsRequestSchema,
   ListProjectsResponseSchema,
@@ -45,10 +45,6 @@ function authHeaders(options: CallOptions): Record<string, string> {
     ...(options.token === null ? {} : { authorization: `Bearer ${options.token}` }),
     ...options.headers,
   };
-}
-
-function codeName(code: Code): string {
-  return Code[code].replace(/[A-Z]/g, (c, i: number) => (i === 0 ? c.toLowerCase() : `_${c.toLowerCase()}`));
 }
 
 async function restCall(
@@ -118,7 +114,7 @@ async function connectCall<T>(
     const info = error.findDetails(ErrorInfoSchema)[0];
     const badRequest = error.findDetails(BadRequestSchema)[0];
     return {
-      code: codeName(error.code),
+      code: codeToString(error.code),
       status: undefined,
       json: undefined,
       headers: error.metadata,

@@ -46,6 +46,16 @@ describe("configuration", () => {
     ).toEqual(["http://localhost:5173", "https://app.example.com"]);
   });
 
+  it("takes the issuer's token endpoint for the API documentation, as an http(s) URL", () => {
+    expect(loadConfig({ AUTH_TOKEN_URL: "https://issuer.example/oauth2/token" }).auth.tokenUrl).toBe(
+      "https://issuer.example/oauth2/token",
+    );
+    expect(loadConfig({}).auth.tokenUrl).toBeUndefined();
+    expect(() => loadConfig({ AUTH_TOKEN_URL: "issuer.example/token" })).toThrow(
+      "AUTH_TOKEN_URL must be an http(s) URL",
+    );
+  });
+
   it.each([
     [{ PORT: "http" }, "PORT"],
     [{ PORT: "70000" }, "PORT"],

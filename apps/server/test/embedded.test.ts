@@ -114,4 +114,68 @@ describe("the embedded default (development mode, PGlite in DATA_DIR)", () => {
       await server.stop();
     }
   });
+
+  it("serves the OAuth 2.0 token endpoint the OpenAPI document names, for the docs page's request client", async () => {
+    // A data directory of its own: the embedded database of another test may still be closing.
+    const ownDir = await mkdtemp(join(tmpdir(), "folio-embedded-token-"));
+    const server = await startDefault(ownDir);
+    try {
+      const document = (await (await fetch(`${server.baseUrl}/api/v1/openapi.json`)).json()) as {
+        components: {
+          securitySchemes: Record<string, { flows: { clientCredentials: { tokenUrl: string } } }>;
+        };
+      };
+      const tokenUrl = document.components.securitySchemes.oauth2?.flows.clientCredentials.tokenUrl;
+      expect(tokenUrl).toBe("/oauth/token");
+
+      const grant = (body: string) =>
+        fetch(`${server.baseUrl}${tokenUrl}`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body,
+        });
+      const response = await grant("grant_type=client_credentials&scope=project%3Aread&client_id=docs");
+      expect(response.status).toBe(200);
+      expect(response.headers.get("cache-control")).toBe("no-store");
+      const token = (await response.json()) as { access_token: string; token_type: string; scope: string };
+      expect(token).toMatchObject({ token_type: "Bearer", scope: "project:read" });
+
+      // The token is the demo user's, with the scope asked for and no other.
+      const headers = { authorization: `Bearer ${token.access_token}` };
+      const listed = await fetch(`${server.baseUrl}/api/v1/projects`, { headers });
+      expect(listed.status).toBe(200);
+      expect(((await listed.json()) as { projects: unknown[] }).projects).toHaveLength(3);
+      const create = await fetch(`${server.baseUrl}/api/v1/folders`, {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json" },
+        body: JSON.stringify({ name: "Not allowed" }),
+      });
+      expect(create.status).toBe(403);
+
+      // Without a scope, every scope of the API.
+      const all = (await (await grant("grant_type=client_credentials")).json()) as { scope: string };
+      expect(all.scope.split(" ").sort()).toEqual(["files:upload", "project:read"]);
+
+      // Errors as RFC 6749, section 5.2, has them.
+      const refused = async (body: string) => {
+        const answer = await grant(body);
+        return [answer.status, ((await answer.json()) as { error: string }).error];
+      };
+      expect(await refused("grant_type=password&username=a&password=b")).toEqual([
+        400,
+        "unsupported_grant_type",
+      ]);
+      expect(await refused("grant_type=client_credentials&scope=admin")).toEqual([400, "invalid_scope"]);
+      const wrongType = await fetch(`${server.baseUrl}${tokenUrl}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      });
+      expect(wrongType.status).toBe(400);
+      expect((await fetch(`${server.baseUrl}${tokenUrl}`)).status).toBe(405);
+    } finally {
+      await server.stop();
+      await rm(ownDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

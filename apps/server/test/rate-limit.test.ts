@@ -140,8 +140,8 @@ describe("the served OpenAPI document", () => {
       >;
     };
     const operations = [
-      [document.paths["/api/v1/folders"]?.post, ["400", "401", "403", "404", "409", "429", "500"]],
-      [document.paths["/api/v1/projects"]?.get, ["400", "401", "403", "404", "429", "500"]],
+      [document.paths["/folders"]?.post, ["400", "401", "403", "404", "409", "429", "500"]],
+      [document.paths["/projects"]?.get, ["400", "401", "403", "404", "429", "500"]],
     ] as const;
     for (const [operation, statuses] of operations) {
       for (const status of statuses) {
@@ -155,7 +155,7 @@ describe("the served OpenAPI document", () => {
         expect.arrayContaining(["Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]),
       );
     }
-    expect(Object.keys(document.paths["/api/v1/folders"]?.post?.responses["409"]?.headers ?? {})).toContain(
+    expect(Object.keys(document.paths["/folders"]?.post?.responses["409"]?.headers ?? {})).toContain(
       "Retry-After",
     );
   });

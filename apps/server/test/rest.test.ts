@@ -168,13 +168,14 @@ describe("REST at /api/v1", () => {
   it("serves the OpenAPI document and the docs page", async () => {
     const document = (await (await fetch(`${server.baseUrl}/api/v1/openapi.json`)).json()) as {
       openapi: string;
+      servers: { url: string }[];
       paths: Record<string, { post: { responses: object } }>;
     };
     expect(document.openapi).toMatch(/^3\.1/);
-    expect(Object.keys(document.paths)).toEqual(
-      expect.arrayContaining(["/api/v1/folders", "/api/v1/projects"]),
-    );
-    expect(document.paths["/api/v1/folders"]?.post.responses).toHaveProperty("201");
+    // Paths below the server URL, relative to the document's own.
+    expect(document.servers).toEqual([{ url: "/api/v1" }]);
+    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(["/folders", "/projects"]));
+    expect(document.paths["/folders"]?.post.responses).toHaveProperty("201");
     const docs = await fetch(`${server.baseUrl}/api/v1/docs`);
     expect(docs.status).toBe(200);
     expect(await docs.text()).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/);

@@ -13,6 +13,7 @@ export {
   assertEveryMethodHasScope,
   createAuthInterceptor,
 } from "./interceptor.js";
+export { isUuid } from "./uuid.js";
 export {
   type AccessTokenVerifier,
   type AccessTokenVerifierOptions,

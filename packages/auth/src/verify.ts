@@ -9,6 +9,7 @@ import {
   jwtVerify,
 } from "jose";
 import type { Caller } from "./caller.js";
+import { isUuid } from "./uuid.js";
 
 /**
  * Asymmetric algorithms accepted by default. HMAC is never in the list: with a JWKS of public keys,
@@ -18,8 +19,6 @@ export const DEFAULT_ALGORITHMS = ["RS256", "PS256", "ES256", "EdDSA"] as const;
 
 /** `typ` header values accepted: RFC 9068 access tokens, and plain JWTs from older issuers. */
 const ACCEPTED_TYPES = new Set(["at+jwt", "application/at+jwt", "jwt"]);
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Where the verification keys come from. */
 export type KeySource =
@@ -103,10 +102,10 @@ export async function createAccessTokenVerifier(
     }
     const userId = payload[userClaim];
     const orgId = payload[orgClaim];
-    if (typeof userId !== "string" || !UUID.test(userId)) {
+    if (typeof userId !== "string" || !isUuid(userId)) {
       throw new InvalidTokenError(`token claim "${userClaim}" must be a UUID`);
     }
-    if (typeof orgId !== "string" || !UUID.test(orgId)) {
+    if (typeof orgId !== "string" || !isUuid(orgId)) {
       throw new InvalidTokenError(`token claim "${orgClaim}" must be a UUID`);
     }
     return { userId: userId.toLowerCase(), orgId: orgId.toLowerCase(), scopes: readScopes(payload) };

@@ -8,10 +8,13 @@ import {
   type Registry,
   toJson,
 } from "@bufbuild/protobuf";
-import { base64Decode, base64Encode } from "@bufbuild/protobuf/wire";
+import { base64Encode } from "@bufbuild/protobuf/wire";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { codeFromName, codeToHttpStatus, codeToName } from "./connect-code.js";
-import { BadRequestSchema, file_google_rpc_error_details } from "./gen/google/rpc/error_details_pb.js";
+// Connect's own table of codes, names and HTTP statuses (https://connectrpc.com/docs/protocol#error-codes),
+// so that a REST client sees what a Connect client would. Marked internal by connect-es: the
+// version is pinned exactly.
+import { codeToHttpStatus, codeToString, errorFromJsonBytes } from "@connectrpc/connect/protocol-connect";
+import { file_google_rpc_error_details } from "@folio/googleapis";
 
 /**
  * The body of every error response of a transcoded route:
@@ -64,44 +67,18 @@ export interface HttpErrorDetail {
   readonly [field: string]: JsonValue;
 }
 
-/**
- * A violation of a request field, sent as a detail of type `google.rpc.BadRequest`.
- *
- * @private
- */
-export interface FieldViolation {
-  /** The field as the client wrote it: a query parameter, a JSON path (`book.title`). */
-  readonly field: string;
-  readonly description: string;
-}
-
 const httpStatusOverrides = new WeakMap<ConnectError, number>();
 
 /**
- * An error of the transcoder itself (the request never reached the handler): `invalid_argument`
- * with a `google.rpc.BadRequest` detail listing the violations, when there are any. `httpStatus`
- * replaces the status of the code, for the failures HTTP has its own status for (404, 405, 413,
- * 415).
+ * An error of the transcoder itself (the request never reached the handler) that HTTP has a
+ * status of its own for (404, 405, 413, 415): `httpStatus` replaces the status of the code.
  *
  * @private
  */
-export function transcodeError(
-  code: Code,
-  message: string,
-  extra: { violations?: readonly FieldViolation[]; httpStatus?: number; metadata?: Headers } = {},
-): ConnectError {
-  const details =
-    extra.violations !== undefined && extra.violations.length > 0
-      ? [
-          {
-            desc: BadRequestSchema,
-            value: { fieldViolations: extra.violations.map((v) => ({ ...v })) },
-          },
-        ]
-      : undefined;
-  const error = new ConnectError(message, code, extra.metadata, details);
-  if (extra.httpStatus !== undefined) {
-    httpStatusOverrides.set(error, extra.httpStatus);
+export function transcodeError(code: Code, message: string, httpStatus?: number): ConnectError {
+  const error = new ConnectError(message, code);
+  if (httpStatus !== undefined) {
+    httpStatusOverrides.set(error, httpStatus);
   }
   return error;
 }
@@ -132,7 +109,7 @@ export function errorEnvelope(
 ): HttpErrorEnvelope {
   return {
     error: {
-      code: codeToName(error.code),
+      code: codeToString(error.code),
       message: error.rawMessage,
       requestId,
       details: error.details.map((detail) => renderDetail(detail, jsonOptions)),
@@ -196,35 +173,10 @@ export function asConnectError(error: unknown): ConnectError {
  * @private
  */
 export function connectErrorFromJson(bytes: Uint8Array, httpStatus: number, metadata: Headers): ConnectError {
-  let json: unknown;
+  const fallback = new ConnectError(`HTTP ${httpStatus} from the handler`, Code.Internal);
   try {
-    json = JSON.parse(new TextDecoder().decode(bytes));
+    return errorFromJsonBytes(bytes, metadata, fallback);
   } catch {
-    json = undefined;
+    return fallback;
   }
-  if (typeof json !== "object" || json === null || Array.isArray(json)) {
-    return new ConnectError(`HTTP ${httpStatus} from the handler`, Code.Internal, metadata);
-  }
-  const { code, message, details } = json as Record<string, unknown>;
-  const error = new ConnectError(
-    typeof message === "string" ? message : "",
-    (typeof code === "string" ? codeFromName(code) : undefined) ?? Code.Unknown,
-    metadata,
-  );
-  if (Array.isArray(details)) {
-    for (const detail of details as Record<string, unknown>[]) {
-      if (typeof detail?.type === "string" && typeof detail.value === "string") {
-        try {
-          error.details.push({
-            type: detail.type,
-            value: base64Decode(detail.value),
-            debug: detail.debug as JsonValue,
-          });
-        } catch {
-          // Not base64: left out rather than failing the whole error.
-        }
-      }
-    }
-  }
-  return error;
 }

@@ -108,7 +108,6 @@ function enumParser(descEnum: DescEnum): FieldValueParser {
 const int32Pattern = /^-?\d{1,10}$/;
 const floatPattern = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
 const base64Pattern = /^[A-Za-z0-9+/\-_]*={0,2}$/;
-const float32Max = 3.4028234663852886e38;
 
 function scalarParser(scalar: ScalarType): FieldValueParser {
   switch (scalar) {
@@ -154,17 +153,20 @@ function scalarParser(scalar: ScalarType): FieldValueParser {
       };
     case ScalarType.DOUBLE:
     case ScalarType.FLOAT: {
-      const max = scalar === ScalarType.FLOAT ? float32Max : Number.MAX_VALUE;
+      // A float is rounded to float32 on the wire, so it is in range when it rounds to a finite
+      // float32: Go and Java print the largest float32 as 3.4028235e38, which is above it as a
+      // float64 and rounds down to it.
+      const round = scalar === ScalarType.FLOAT ? Math.fround : (n: number) => n;
       return (text) => {
         // The JSON mapping's special values (protobuf JSON mapping, "float, double").
         if (text === "NaN") return Number.NaN;
         if (text === "Infinity") return Number.POSITIVE_INFINITY;
         if (text === "-Infinity") return Number.NEGATIVE_INFINITY;
-        const n = Number(text);
-        if (!floatPattern.test(text) || !Number.isFinite(n)) {
+        if (!floatPattern.test(text)) {
           throw new Error(`invalid number: "${text}"`);
         }
-        if (Math.abs(n) > max) {
+        const n = Number(text);
+        if (!Number.isFinite(round(n))) {
           throw new Error(`number out of range: "${text}"`);
         }
         return n;

@@ -6,8 +6,7 @@ import {
   getOption,
   hasOption,
 } from "@bufbuild/protobuf";
-import { http } from "./gen/google/api/annotations_pb.js";
-import type { HttpRule } from "./gen/google/api/http_pb.js";
+import { type HttpRule, http } from "@folio/googleapis";
 import {
   type PathTemplate,
   type PathTemplateVariable,

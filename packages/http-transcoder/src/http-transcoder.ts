@@ -7,25 +7,42 @@ import {
   type DescService,
   fromBinary,
   type JsonValue,
+  type Message,
   type Registry,
   ScalarType,
   toBinary,
   toJson,
 } from "@bufbuild/protobuf";
+import { reflect } from "@bufbuild/protobuf/reflect";
 import { Code, type ConnectError, type ContextValues } from "@connectrpc/connect";
-import type { UniversalHandler, UniversalServerResponse } from "@connectrpc/connect/protocol";
+import {
+  encodeEnvelope,
+  type UniversalHandler,
+  type UniversalServerResponse,
+} from "@connectrpc/connect/protocol";
 import {
   asConnectError,
   connectErrorFromJson,
   errorEnvelope,
+  type HttpErrorEnvelope,
   httpStatusOf,
   transcodeError,
 } from "./error-envelope.js";
+import { type RawBodyTarget, rawBodyTarget, rawResponseReader, setRawBody } from "./http-body.js";
 import { collectHttpRoutes, type HttpRoute } from "./http-route.js";
 import { isJsonContentType, type NodeServerRequest, readRequestBody } from "./request-body.js";
 import { createRequestMessageReader, type RequestMessageReader } from "./request-message.js";
 import { createJsonCompleter, type JsonCompleter } from "./response-json.js";
 import { createRouteTable } from "./route-table.js";
+import {
+  connectStreamMessages,
+  negotiateStreamFormat,
+  type StreamFormat,
+  streamContentType,
+  streamError,
+  streamMessage,
+  writeChunk,
+} from "./server-stream.js";
 
 export type { NodeServerRequest } from "./request-body.js";
 
@@ -84,6 +101,25 @@ export interface HttpTranscoderOptions {
    * false.
    */
   readonly pageLinks?: boolean;
+  /**
+   * The body of an error response, in place of the {@link HttpErrorEnvelope}: say, an RFC 9457
+   * problem document. It receives the error (code, message, details, metadata) and the envelope
+   * the transcoder would send, with the details already in their JSON form, to reshape. The status
+   * and headers stay the transcoder's; the body is written with `JSON.stringify`.
+   */
+  readonly errorBody?: (error: ConnectError, context: ErrorBodyContext) => unknown;
+  /** The `Content-Type` of error responses. Default `application/json`. */
+  readonly errorContentType?: string;
+}
+
+/** What {@link HttpTranscoderOptions.errorBody} knows of an error response. */
+export interface ErrorBodyContext {
+  /** The response's status. */
+  readonly status: number;
+  /** The request's id, as in the `X-Request-Id` response header. */
+  readonly requestId: string;
+  /** The body the transcoder sends by default. */
+  readonly envelope: HttpErrorEnvelope;
 }
 
 /** The default of {@link HttpTranscoderOptions.maxBodyBytes}: 1 MiB. */
@@ -123,10 +159,21 @@ interface CompiledRoute {
   readonly route: HttpRoute;
   readonly handler: UniversalHandler;
   readonly readMessage: RequestMessageReader;
-  /** The JSON body of a response, and the address of the next page if there is one. */
-  readonly writeResponse: (bytes: Uint8Array) => { body: string; nextPageToken?: string };
+  /**
+   * The body of a response, its content type (JSON, or an `HttpBody`'s own), and the address of
+   * the next page if there is one.
+   */
+  readonly writeResponse: (bytes: Uint8Array) => {
+    body: string | Uint8Array;
+    contentType: string;
+    nextPageToken?: string;
+  };
   readonly successStatus: number;
   readonly hasBody: boolean;
+  /** Where the raw request body goes when it is a `google.api.HttpBody` rather than JSON. */
+  readonly rawBody: RawBodyTarget | undefined;
+  /** Whether responses are `google.api.HttpBody`, written as raw bytes. */
+  readonly rawResponse: boolean;
 }
 
 /**
@@ -165,14 +212,16 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
   // Details are written as sent: default values left out, like the "debug" form of Connect.
   const detailWriteOptions = { ...writeOptions, alwaysEmitImplicit: false };
   const readOptions = { registry: jsonOptions.registry };
+  const errorBody = options.errorBody;
+  const errorContentType = options.errorContentType ?? "application/json";
   const completers = new Map<DescMethod, JsonCompleter>();
 
   const compiled = routes.map((route): CompiledRoute => {
     const method = route.method;
     const name = `${method.parent.typeName}.${method.name}`;
-    if (method.methodKind !== "unary") {
+    if (method.methodKind === "client_streaming" || method.methodKind === "bidi_streaming") {
       throw new Error(
-        `google.api.http rule of ${name}: only unary methods can be transcoded, not ${method.methodKind}`,
+        `google.api.http rule of ${name}: ${method.methodKind} methods cannot be served over REST, where a request is one message; only unary and server-streaming methods can`,
       );
     }
     const handler = handlers.get(`/${method.parent.typeName}/${method.name}`);
@@ -192,27 +241,35 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
         ? route.responseBodyField.name
         : route.responseBodyField.jsonName
       : undefined;
-    const nextPageField = options.pageLinks === true ? nextPageTokenField(route) : undefined;
+    const nextPageField =
+      options.pageLinks === true && method.methodKind === "unary" ? nextPageTokenField(route) : undefined;
     const nextPageKey = writeOptions.useProtoFieldName ? nextPageField?.name : nextPageField?.jsonName;
+    const rawResponse = rawResponseReader(route);
     return {
       route,
       handler,
       readMessage: createRequestMessageReader(route, readOptions),
       writeResponse(bytes) {
+        if (rawResponse !== undefined) {
+          return rawResponse(bytes);
+        }
         const json = completeJson(toJson(method.output, fromBinary(method.output, bytes), writeOptions));
         if (nextPageKey !== undefined) {
           const { [nextPageKey]: token, ...rest } = json as Record<string, JsonValue>;
           return {
             body: JSON.stringify(rest),
+            contentType: "application/json",
             ...(typeof token === "string" && token !== "" ? { nextPageToken: token } : {}),
           };
         }
         const body =
           responseKey === undefined ? json : ((json as Record<string, JsonValue>)[responseKey] ?? null);
-        return { body: JSON.stringify(body) };
+        return { body: JSON.stringify(body), contentType: "application/json" };
       },
       successStatus: options.successStatus?.(method) ?? 200,
       hasBody: route.body !== undefined,
+      rawBody: rawBodyTarget(route),
+      rawResponse: rawResponse !== undefined,
     };
   });
   const table = createRouteTable(compiled);
@@ -245,13 +302,58 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
       }
     });
     res.statusCode = status;
-    res.setHeader("content-type", "application/json");
+    res.setHeader("content-type", errorContentType);
     res.setHeader(requestIdHeader, requestId);
     if (status === 413 && req.httpVersionMajor < 2) {
       // The rest of the body is not read: the connection cannot carry another request.
       res.setHeader("connection", "close");
     }
-    res.end(JSON.stringify(errorEnvelope(error, requestId, detailWriteOptions)));
+    res.end(JSON.stringify(errorBodyOf(error, status, requestId)));
+  };
+
+  const errorBodyOf = (error: ConnectError, status: number, requestId: string): unknown => {
+    const envelope = errorEnvelope(error, requestId, detailWriteOptions);
+    return errorBody === undefined ? envelope : errorBody(error, { status, requestId, envelope });
+  };
+
+  /**
+   * Writes the messages of a server stream as they come. An error before the first message is an
+   * ordinary error response; one after it ends the stream in the stream's own format.
+   */
+  const writeStream = async (
+    req: NodeServerRequest,
+    res: NodeServerResponse,
+    entry: CompiledRoute,
+    response: UniversalServerResponse,
+  ): Promise<void> => {
+    const messages = connectStreamMessages(response.body ?? once(new Uint8Array(0)));
+    let next = await messages.next();
+    const first = next.done ? undefined : entry.writeResponse(next.value);
+    const format: StreamFormat = entry.rawResponse ? "raw" : negotiateStreamFormat(req.headers.accept);
+    forwardResponseHeaders(response, res);
+    res.statusCode = entry.successStatus;
+    if (format === "raw") {
+      res.setHeader("content-type", first?.contentType ?? "application/octet-stream");
+    } else {
+      res.setHeader("content-type", streamContentType(format));
+      res.setHeader("cache-control", "no-cache");
+    }
+    try {
+      while (!next.done && !res.destroyed) {
+        await writeChunk(res, streamMessage(format, entry.writeResponse(next.value).body));
+        next = await messages.next();
+      }
+    } catch (thrown) {
+      const error = asConnectError(thrown);
+      if (format === "raw" || res.destroyed) {
+        // Bytes have no room for an error: the response is cut off, which the client sees.
+        res.destroy();
+        return;
+      }
+      res.end(streamError(format, errorBodyOf(error, httpStatusOf(error), requestIdOf(req, res))));
+      return;
+    }
+    res.end();
   };
 
   const transcode = async (
@@ -265,11 +367,16 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
     const contentEncoding = req.headers["content-encoding"];
     if (contentEncoding !== undefined && contentEncoding.toLowerCase() !== "identity") {
       // RFC 9110, section 15.5.16: 415 for a content coding the server does not accept.
-      throw transcodeError(Code.InvalidArgument, `unsupported Content-Encoding "${contentEncoding}"`, {
-        httpStatus: 415,
-      });
+      throw transcodeError(Code.InvalidArgument, `unsupported Content-Encoding "${contentEncoding}"`, 415);
     }
-    if (entry.hasBody) {
+    const method = entry.route.method;
+    let message: Message;
+    if (entry.rawBody !== undefined) {
+      // google.api.HttpBody: the body as it is, whatever its type, with its Content-Type.
+      const bytes = await readRequestBody(req, maxBodyBytes);
+      message = entry.readMessage(undefined, segments, query);
+      setRawBody(reflect(method.input, message), entry.rawBody, req.headers["content-type"] ?? "", bytes);
+    } else if (entry.hasBody) {
       const contentType = req.headers["content-type"];
       if (contentType !== undefined && !isJsonContentType(contentType)) {
         throw unsupportedMediaType(contentType);
@@ -281,6 +388,7 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
         }
         body = parseJson(bytes);
       }
+      message = entry.readMessage(body, segments, query);
     } else {
       const bytes = await readRequestBody(req, maxBodyBytes);
       if (bytes.byteLength > 0) {
@@ -289,10 +397,14 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
           `${entry.route.httpMethod} ${entry.route.pattern} takes no request body; send the fields in the query string`,
         );
       }
+      message = entry.readMessage(body, segments, query);
     }
-    const method = entry.route.method;
-    const message = entry.readMessage(body, segments, query);
-    const requestBytes = toBinary(method.input, message);
+    const streaming = method.methodKind === "server_streaming";
+    // A unary call is one message; a stream's request is one enveloped message
+    // (https://connectrpc.com/docs/protocol#streaming-request).
+    const requestBytes = streaming
+      ? encodeEnvelope(0, toBinary(method.input, message))
+      : toBinary(method.input, message);
 
     const controller = new AbortController();
     const onClose = () => {
@@ -303,23 +415,27 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
       httpVersion: req.httpVersion,
       url: `http://${req.headers.host ?? req.headers[":authority"] ?? "localhost"}${entry.handler.requestPath}`,
       method: "POST",
-      header: forwardedRequestHeaders(req, requestBytes.byteLength),
+      header: forwardedRequestHeaders(req, requestBytes.byteLength, streaming),
       body: once(requestBytes),
       signal: controller.signal,
       contextValues: options.contextValues?.(req),
     });
+    if (streaming && response.status === 200) {
+      await writeStream(req, res, entry, response);
+      return;
+    }
     const responseBytes = await readAll(response.body);
     if (response.status !== 200) {
       throw connectErrorFrom(response, responseBytes);
     }
-    const { body: json, nextPageToken } = entry.writeResponse(responseBytes);
+    const { body: responseBody, contentType, nextPageToken } = entry.writeResponse(responseBytes);
     forwardResponseHeaders(response, res);
     if (nextPageToken !== undefined) {
       res.appendHeader("link", `<${nextPageUrl(req.url ?? "/", nextPageToken)}>; rel="next"`);
     }
     res.statusCode = entry.successStatus;
-    res.setHeader("content-type", "application/json");
-    res.end(json);
+    res.setHeader("content-type", contentType);
+    res.end(responseBody);
   };
 
   return function handleHttpRequest(req, res) {
@@ -330,11 +446,7 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
     const found = table.lookup(httpMethod, path);
     switch (found.kind) {
       case "not-found":
-        writeError(
-          req,
-          res,
-          transcodeError(Code.NotFound, `no route for ${httpMethod} ${path}`, { httpStatus: 404 }),
-        );
+        writeError(req, res, transcodeError(Code.NotFound, `no route for ${httpMethod} ${path}`, 404));
         return;
       case "method-not-allowed":
         // RFC 9110, section 15.5.6: a 405 response carries Allow with the methods that are.
@@ -342,7 +454,7 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
         writeError(
           req,
           res,
-          transcodeError(Code.Unimplemented, `${httpMethod} is not allowed for ${path}`, { httpStatus: 405 }),
+          transcodeError(Code.Unimplemented, `${httpMethod} is not allowed for ${path}`, 405),
         );
         return;
     }
@@ -401,11 +513,11 @@ function unsupportedMediaType(contentType: string | undefined): ConnectError {
     contentType === undefined
       ? "request body without Content-Type; send application/json"
       : `unsupported Content-Type "${contentType}"; send application/json`,
-    { httpStatus: 415 },
+    415,
   );
 }
 
-function forwardedRequestHeaders(req: NodeServerRequest, contentLength: number): Headers {
+function forwardedRequestHeaders(req: NodeServerRequest, contentLength: number, streaming: boolean): Headers {
   const header = new Headers();
   const incoming = req.headers;
   for (const name in incoming) {
@@ -426,9 +538,9 @@ function forwardedRequestHeaders(req: NodeServerRequest, contentLength: number):
       for (const item of value) header.append(name, item);
     }
   }
-  // A unary call of the Connect protocol, in binary: the JSON is parsed here, once, and the
-  // handler decodes the binary message (https://connectrpc.com/docs/protocol#unary-request).
-  header.set("content-type", "application/proto");
+  // A call of the Connect protocol, in binary: the JSON is parsed here, once, and the handler
+  // decodes the binary message (https://connectrpc.com/docs/protocol#unary-request).
+  header.set("content-type", streaming ? "application/connect+proto" : "application/proto");
   header.set("connect-protocol-version", "1");
   header.set("content-length", String(contentLength));
   return header;

@@ -1,10 +1,12 @@
 // @folio/http-transcoder: REST for Connect-ES services, from their google.api.http rules.
 
 export type { HttpError, HttpErrorDetail, HttpErrorEnvelope } from "./error-envelope.js";
+export { isHttpBody } from "./http-body.js";
 export { collectHttpRoutes, type HttpPathVariable, type HttpRoute } from "./http-route.js";
 export {
   createHttpTranscoder,
   defaultMaxBodyBytes,
+  type ErrorBodyContext,
   type HttpTranscoderJsonOptions,
   type HttpTranscoderOptions,
   type NodeHandlerFn,

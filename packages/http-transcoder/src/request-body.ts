@@ -62,9 +62,7 @@ export function readRequestBody(req: NodeServerRequest, maxBytes: number): Promi
 }
 
 function tooLarge(maxBytes: number) {
-  return transcodeError(Code.ResourceExhausted, `request body larger than ${maxBytes} bytes`, {
-    httpStatus: 413,
-  });
+  return transcodeError(Code.ResourceExhausted, `request body larger than ${maxBytes} bytes`, 413);
 }
 
 /**

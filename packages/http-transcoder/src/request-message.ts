@@ -10,8 +10,8 @@ import {
 } from "@bufbuild/protobuf";
 import { type ReflectMessage, reflect } from "@bufbuild/protobuf/reflect";
 import { hasCustomJsonRepresentation } from "@bufbuild/protobuf/wkt";
-import { Code, type ConnectError } from "@connectrpc/connect";
-import { type FieldViolation, transcodeError } from "./error-envelope.js";
+import type { ConnectError } from "@connectrpc/connect";
+import { type FieldViolation, invalidArgument } from "@folio/googleapis";
 import { type FieldValueParser, fieldValueParser, setFieldPathValue } from "./field-value.js";
 import type { HttpRoute } from "./http-route.js";
 
@@ -68,7 +68,17 @@ export function createRequestMessageReader(
   // automatically become HTTP query parameters if there is no HTTP request body." A query
   // parameter for a field the path or the body binds would be a second, conflicting source.
   const pathBound = route.pathVariables.map((variable) => variable.fields);
+  // The oneof members the path sets, whatever the request: a query parameter for another member of
+  // one of those oneofs conflicts with it.
+  const pathOneofs = new Map<string, SetOneofMember>();
+  for (const variable of route.pathVariables) {
+    for (const member of oneofMembers(variable.fields)) {
+      pathOneofs.set(member.oneof, { ...member, name: jsonPath(variable.fields) });
+    }
+  }
   const bodyField = route.bodyField;
+  // Likewise the body field, when a body is sent.
+  const bodyOneof = bodyField === undefined ? undefined : oneofMembers([bodyField])[0];
   const bodyBindsAll = route.body === "*";
   const bodyKey = bodyField === undefined ? undefined : bodyField.jsonName;
   const queryTargets = new Map<string, QueryTarget>();
@@ -118,6 +128,12 @@ export function createRequestMessageReader(
 
     if (query !== "") {
       const seen = new Set<string>();
+      // http.proto leaves a oneof set twice to the transcoder; a JSON body with two members of
+      // a oneof is refused, and so is a query string that sets two (the last would win silently).
+      const oneofs = new Map(pathOneofs);
+      if (bodyOneof !== undefined && body !== undefined) {
+        oneofs.set(bodyOneof.oneof, { ...bodyOneof, name: (bodyField as DescField).jsonName });
+      }
       for (const [name, value] of new URLSearchParams(query)) {
         const target = resolveQueryTarget(name);
         if (target.kind === "invalid") {
@@ -134,6 +150,19 @@ export function createRequestMessageReader(
           }
           seen.add(target.key);
         }
+        const conflict = target.oneofs
+          .map((member) => ({ member, set: oneofs.get(member.oneof) }))
+          .find(({ member, set }) => set !== undefined && set.field !== member.field);
+        if (conflict?.set !== undefined) {
+          violations.push({
+            field: name,
+            description: `at most one field of oneof "${conflict.member.oneofName}" may be set, and "${conflict.set.name}" is set too`,
+          });
+          continue;
+        }
+        for (const member of target.oneofs) {
+          if (!oneofs.has(member.oneof)) oneofs.set(member.oneof, { ...member, name });
+        }
         try {
           reflected ??= reflect(input, message);
           setFieldPathValue(reflected, target.fields, target.parse(value));
@@ -144,7 +173,7 @@ export function createRequestMessageReader(
     }
 
     if (violations.length > 0) {
-      throw invalidRequest(violations);
+      throw invalidArgument(violations);
     }
     return message;
   };
@@ -158,6 +187,8 @@ type QueryTarget =
       readonly repeated: boolean;
       /** The field path in proto names, so that `page_size` and `pageSize` count as one. */
       readonly key: string;
+      /** The oneofs the fields along the path are members of. */
+      readonly oneofs: readonly OneofMember[];
     }
   | { readonly kind: "invalid"; readonly description: string };
 
@@ -232,7 +263,43 @@ function resolveQueryName(
     parse,
     repeated: leaf.fieldKind === "list",
     key: fields.map((f) => f.name).join("."),
+    oneofs: oneofMembers(fields),
   };
+}
+
+/** A field of a field path that is a member of a oneof. */
+interface OneofMember {
+  /** The oneof, by its place: the field path to its message and its name (`filter#place`). */
+  readonly oneof: string;
+  readonly oneofName: string;
+  /** The member, by its field path in proto names. */
+  readonly field: string;
+}
+
+/** A oneof member a request sets, named as the client wrote it (a query parameter, a path variable). */
+interface SetOneofMember extends OneofMember {
+  readonly name: string;
+}
+
+/** The oneof members along a field path (proto3 `optional` fields are in no oneof). */
+function oneofMembers(fields: readonly DescField[]): OneofMember[] {
+  const members: OneofMember[] = [];
+  fields.forEach((field, i) => {
+    if (field.oneof === undefined) return;
+    const parent = fields
+      .slice(0, i)
+      .map((f) => f.name)
+      .join(".");
+    members.push({
+      oneof: `${parent}#${field.oneof.name}`,
+      oneofName: field.oneof.name,
+      field: fields
+        .slice(0, i + 1)
+        .map((f) => f.name)
+        .join("."),
+    });
+  });
+  return members;
 }
 
 /** Whether one field path is a prefix of the other. */
@@ -267,14 +334,6 @@ function describe(error: unknown, fallback: string): string {
   return error instanceof URIError ? fallback : error instanceof Error ? error.message : fallback;
 }
 
-function invalidRequest(violations: readonly FieldViolation[]): ConnectError {
-  const message =
-    violations.length === 1
-      ? `${(violations[0] as FieldViolation).field}: ${(violations[0] as FieldViolation).description}`
-      : `invalid request fields: ${violations.map((v) => v.field).join(", ")}`;
-  return transcodeError(Code.InvalidArgument, message, { violations });
-}
-
 /**
  * The error for a body that protobuf-es cannot read, naming the field at fault. protobuf-es says
  * which key is unknown or which field has a bad value, but not where it sits in the JSON: the
@@ -294,23 +353,24 @@ function bodyError(
     root = bodyField.fieldKind === "message" ? bodyField.message : undefined;
   }
   if (bodyField === undefined && (typeof body !== "object" || body === null || Array.isArray(body))) {
-    return transcodeError(Code.InvalidArgument, "request body: expected a JSON object", {
-      violations: [{ field: "", description: "expected a JSON object" }],
-    });
+    return invalidArgument(
+      [{ field: "", description: "expected a JSON object" }],
+      "request body: expected a JSON object",
+    );
   }
   const located = root === undefined ? undefined : locate(root, body, badField, unknownKey, "");
   if (located?.unknown) {
-    return transcodeError(Code.InvalidArgument, `request body: unknown field "${located.path}"`, {
-      violations: [{ field: located.path, description: "unknown field" }],
-    });
+    return invalidArgument(
+      [{ field: located.path, description: "unknown field" }],
+      `request body: unknown field "${located.path}"`,
+    );
   }
   const reason = cause instanceof Error ? cause.message : error instanceof Error ? error.message : "invalid";
   const path =
     located?.path ?? (badField !== undefined && "jsonName" in badField ? (badField.jsonName ?? "") : "");
-  return transcodeError(
-    Code.InvalidArgument,
+  return invalidArgument(
+    [{ field: path, description: reason }],
     path === "" ? `request body: ${reason}` : `request body: invalid value for "${path}": ${reason}`,
-    { violations: [{ field: path, description: reason }] },
   );
 }
 

@@ -1,5 +1,5 @@
 import type { DescField, DescMessage, JsonObject, JsonValue } from "@bufbuild/protobuf";
-import { hasCustomJsonRepresentation } from "@bufbuild/protobuf/wkt";
+import { FeatureSet_FieldPresence, hasCustomJsonRepresentation } from "@bufbuild/protobuf/wkt";
 
 /**
  * Completes the JSON of a message written with `alwaysEmitImplicit` so that every field is
@@ -84,8 +84,7 @@ export function createJsonCompleter(message: DescMessage, useProtoFieldName: boo
 
 function planField(field: DescField, useProtoFieldName: boolean): FieldPlan {
   const key = useProtoFieldName ? field.name : field.jsonName;
-  // proto3 implicit presence is 2 (google.protobuf.FeatureSet.FieldPresence.IMPLICIT).
-  const explicit = field.presence !== 2;
+  const explicit = field.presence !== FeatureSet_FieldPresence.IMPLICIT;
   switch (field.fieldKind) {
     case "scalar":
     case "enum":

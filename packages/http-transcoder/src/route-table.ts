@@ -89,7 +89,12 @@ export function createRouteTable<T extends { readonly route: HttpRoute }>(
       if (segments === undefined) {
         return notFound;
       }
-      const last = segments[segments.length - 1] as string;
+      const last = segments[segments.length - 1] ?? "";
+      if (last.endsWith(":")) {
+        // http.proto: Verb = ":" LITERAL. A ":" with nothing after it is no verb, and no route
+        // has it as the end of a segment either.
+        return notFound;
+      }
       const colon = last.lastIndexOf(":");
       let withoutVerb: string[] | undefined;
       let verbRoot: RouteNode<T> | undefined;
@@ -135,12 +140,15 @@ function methodName(route: HttpRoute): string {
   return `${route.method.parent.typeName}.${route.method.name}`;
 }
 
-/** Splits "/a/b" into ["a", "b"]; undefined for a path that does not start with "/". */
+/**
+ * Splits "/a/b" into ["a", "b"], and "/" into no segments at all (which `**` matches); undefined
+ * for a path that does not start with "/".
+ */
 function splitPath(path: string): string[] | undefined {
   if (path.charCodeAt(0) !== 47 /* "/" */) {
     return undefined;
   }
-  return path.slice(1).split("/");
+  return path.length === 1 ? [] : path.slice(1).split("/");
 }
 
 /** The segments as compared with literals: percent-decoded (http.proto matches decoded paths). */

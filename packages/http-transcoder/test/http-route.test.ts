@@ -4,10 +4,11 @@ import { collectHttpRoutes, createHttpTranscoder } from "../src/index.js";
 import {
   AmbiguousService,
   BadTemplateService,
+  BidiStreamingService,
+  ClientStreamingService,
   NestedBindingsService,
   RepeatedPathFieldService,
   ScalarParentPathFieldService,
-  StreamingService,
   UnknownBodyFieldService,
   UnknownPathFieldService,
   UnknownResponseBodyFieldService,
@@ -35,6 +36,11 @@ describe("collectHttpRoutes", () => {
       "SearchBooks SEARCH /v1/{parent=shelves/*}/books #0",
       "GetFile GET /v1/files/{path=**} #0",
       "GetAuthor GET /v1/authors/{author} #0",
+      "UploadCover PUT /v1/{name=shelves/*}/cover #0",
+      "GetCover GET /v1/{name=shelves/*}/cover #0",
+      "Echo POST /v1/echo #0",
+      "WatchBooks GET /v1/{parent=shelves/*}/books:watch #0",
+      "DownloadShelf GET /v1/{name=shelves/*}:download #0",
     ]);
   });
 
@@ -56,6 +62,11 @@ describe("collectHttpRoutes", () => {
       "/v1/{parent}/books",
       "/v1/files/{path}",
       "/v1/authors/{author}",
+      "/v1/{name}/cover",
+      "/v1/{name}/cover",
+      "/v1/echo",
+      "/v1/{parent}/books:watch",
+      "/v1/{name}:download",
     ]);
   });
 
@@ -112,11 +123,17 @@ describe("createHttpTranscoder at start-up", () => {
     );
   });
 
-  it("refuses a streaming method", () => {
-    const router = createConnectRouter().service(StreamingService, {});
-    expect(() => createHttpTranscoder({ handlers: router.handlers })).toThrow(
-      "google.api.http rule of transcodertest.v1.StreamingService.Watch: only unary methods can be transcoded, not server_streaming",
-    );
+  it("refuses client-streaming and bidi-streaming methods at start-up", () => {
+    for (const [service, kind] of [
+      [ClientStreamingService, "client_streaming"],
+      [BidiStreamingService, "bidi_streaming"],
+    ] as const) {
+      const router = createConnectRouter().service(service, {});
+      const method = service.methods[0];
+      expect(() => createHttpTranscoder({ handlers: router.handlers })).toThrow(
+        `google.api.http rule of ${service.typeName}.${method?.name}: ${kind} methods cannot be served over REST, where a request is one message; only unary and server-streaming methods can`,
+      );
+    }
   });
 
   it("refuses a method without a handler", () => {

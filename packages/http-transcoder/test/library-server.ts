@@ -16,6 +16,7 @@ import {
   Code,
   ConnectError,
   type ConnectRouter,
+  createConnectRouter,
   createContextKey,
   createContextValues,
   type HandlerContext,
@@ -23,9 +24,9 @@ import {
   type ServiceImpl,
 } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
-import { ErrorInfoSchema } from "../src/gen/google/rpc/error_details_pb.js";
+import { ErrorInfoSchema } from "@folio/googleapis";
 import { createHttpTranscoder, type HttpTranscoderOptions } from "../src/index.js";
-import { LibraryService } from "./gen/transcodertest/v1/library_pb.js";
+import { LibraryService, RootFileService } from "./gen/transcodertest/v1/library_pb.js";
 
 /** What the implementation received in a call. */
 export interface Received {
@@ -41,6 +42,8 @@ export interface LibraryServer {
   readonly baseUrl: string;
   /** Calls received since the server started, most recent last. */
   readonly received: Received[];
+  /** Methods whose call was cancelled (its signal aborted), most recent last. */
+  readonly cancelled: string[];
   close(): Promise<void>;
 }
 
@@ -78,7 +81,7 @@ function record<Desc extends DescMessage>(
   context.responseHeader.set("x-tenant", context.values.get(tenantKey));
 }
 
-function libraryImpl(received: Received[]): ServiceImpl<typeof LibraryService> {
+function libraryImpl(received: Received[], cancelled: string[]): ServiceImpl<typeof LibraryService> {
   const m = LibraryService.method;
   return {
     getShelf(req, context) {
@@ -157,6 +160,50 @@ function libraryImpl(received: Received[]): ServiceImpl<typeof LibraryService> {
       record(received, "GetAuthor", m.getAuthor.input, req, context);
       return { author: req.author };
     },
+    uploadCover(req, context) {
+      record(received, "UploadCover", m.uploadCover.input, req, context);
+      return {
+        contentType: "text/plain",
+        data: new TextEncoder().encode(`stored ${req.cover?.data.byteLength ?? 0} bytes`),
+      };
+    },
+    getCover(req, context) {
+      record(received, "GetCover", m.getCover.input, req, context);
+      // A PNG signature for shelf s1; an HttpBody that names no content type for any other.
+      return req.name === "shelves/s1"
+        ? { contentType: "image/png", data: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]) }
+        : { data: new Uint8Array([1, 2, 3]) };
+    },
+    echo(req, context) {
+      record(received, "Echo", m.echo.input, req, context);
+      return req;
+    },
+    async *watchBooks(req, context) {
+      record(received, "WatchBooks", m.watchBooks.input, req, context);
+      if (req.parent === "shelves/forbidden") {
+        throw new ConnectError("not your shelf", Code.PermissionDenied);
+      }
+      context.responseHeader.set("x-watch", "started");
+      context.signal.addEventListener("abort", () => cancelled.push("WatchBooks"));
+      for (let i = 1; i <= req.count && !context.signal.aborted; i++) {
+        yield { name: `${req.parent}/books/${i}`, title: `Book ${i}` };
+        // A long stream takes its time, as a real one would.
+        if (req.count > 100) await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      if (req.fail) {
+        throw new ConnectError("shelf closed", Code.Unavailable, undefined, [
+          { desc: ErrorInfoSchema, value: { reason: "SHELF_CLOSED", domain: "library.example" } },
+        ]);
+      }
+    },
+    async *downloadShelf(req, context) {
+      record(received, "DownloadShelf", m.downloadShelf.input, req, context);
+      const encoder = new TextEncoder();
+      yield { contentType: "text/csv", data: encoder.encode("title,pages\n") };
+      if (req.fail) throw new ConnectError("disk gone", Code.DataLoss);
+      yield { data: encoder.encode("One,100\n") };
+      yield { data: encoder.encode("Two,200\n") };
+    },
     ping() {
       return create(m.ping.output);
     },
@@ -172,12 +219,13 @@ export async function startLibraryServer(
   { http2 = false }: { http2?: boolean } = {},
 ): Promise<LibraryServer> {
   const received: Received[] = [];
+  const cancelled: string[] = [];
   let router: ConnectRouter | undefined;
   const contextValues = (req: { headers: Record<string, string | string[] | undefined> }) =>
     createContextValues().set(tenantKey, String(req.headers["x-tenant"] ?? "none"));
   const connect = connectNodeAdapter({
     routes(r) {
-      r.service(LibraryService, libraryImpl(received));
+      r.service(LibraryService, libraryImpl(received, cancelled));
       router = r;
     },
     interceptors: [authInterceptor],
@@ -192,13 +240,31 @@ export async function startLibraryServer(
     successStatus: (method) => (method.name.startsWith("Create") ? 201 : 200),
     ...transcoderOptions,
   });
-  const handler = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => {
+  const handler: Handler = (req, res) => {
     if (req.url?.startsWith("/v1/") || req.url === "/v1") {
       rest(req, res);
     } else {
       connect(req, res);
     }
   };
+  return { ...(await listen(handler, http2)), received, cancelled };
+}
+
+/** Starts a server whose transcoder serves RootFileService (`/{path=**}`) on every path. */
+export async function startRootFileServer(): Promise<Omit<LibraryServer, "received" | "cancelled">> {
+  const router = createConnectRouter().service(RootFileService, {
+    getRootFile: (req) => ({ path: req.path }),
+  });
+  return listen(createHttpTranscoder({ handlers: router.handlers }), false);
+}
+
+type Handler = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void;
+
+/** Serves `handler` on 127.0.0.1, on a port of the system's choosing. */
+async function listen(
+  handler: Handler,
+  http2: boolean,
+): Promise<Omit<LibraryServer, "received" | "cancelled">> {
   // HTTP/2 without TLS (h2c, prior knowledge), as gRPC clients speak it.
   const server = http2 ? createHttp2Server(handler) : createServer(handler);
   server.listen(0, "127.0.0.1");
@@ -206,7 +272,6 @@ export async function startLibraryServer(
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}`,
-    received,
     close: () =>
       new Promise<void>((resolve, reject) => {
         if ("closeAllConnections" in server) {

@@ -47,6 +47,46 @@ describe("createHttpTranscoder options", () => {
     }
   });
 
+  it("sends the error body of the errorBody option, with the transcoder's status and headers", async () => {
+    const server = await startLibraryServer({
+      errorContentType: "application/problem+json",
+      // RFC 9457 problem details, built from the envelope the transcoder would send.
+      errorBody: (error, { status, requestId, envelope }) => ({
+        type: "about:blank",
+        title: envelope.error.code,
+        status,
+        detail: error.rawMessage,
+        instance: requestId,
+        errors: envelope.error.details,
+      }),
+    });
+    try {
+      const notFound = await fetch(`${server.baseUrl}/v1/shelves/missing`, {
+        headers: { "x-request-id": "r1" },
+      });
+      expect(notFound.status).toBe(404);
+      expect(notFound.headers.get("content-type")).toBe("application/problem+json");
+      expect(await notFound.json()).toEqual({
+        type: "about:blank",
+        title: "not_found",
+        status: 404,
+        detail: "shelf not found",
+        instance: "r1",
+        errors: [{ type: "google.rpc.ErrorInfo", reason: "SHELF_NOT_FOUND", domain: "library.example" }],
+      });
+      // The transcoder's own errors too.
+      const badQuery = await fetch(`${server.baseUrl}/v1/shelves/s1/books?pageSize=x`);
+      expect(badQuery.status).toBe(400);
+      expect(await badQuery.json()).toMatchObject({
+        title: "invalid_argument",
+        status: 400,
+        errors: [{ type: "google.rpc.BadRequest", fieldViolations: [{ field: "pageSize" }] }],
+      });
+    } finally {
+      await server.close();
+    }
+  });
+
   it("makes up a request id when there is none", async () => {
     const server = await startLibraryServer();
     try {
@@ -158,7 +198,7 @@ describe("createHttpTranscoder options", () => {
     const server = await startLibraryServer({ pageLinks: true });
     try {
       const first = await fetch(`${server.baseUrl}/v1/shelves/s1/books?pageSize=1&tags=a&page_token=`);
-      const body = (await first.json()) as object;
+      const body = (await first.json()) as Record<string, unknown>;
       expect(Object.keys(body)).toEqual(["books"]);
       const link = first.headers.get("link");
       expect(link).toBe('</v1/shelves/s1/books?pageSize=1&tags=a&pageToken=page+2%2F%2B>; rel="next"');

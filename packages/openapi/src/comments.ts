@@ -8,7 +8,13 @@ import type {
   DescService,
   FileRegistry,
 } from "@bufbuild/protobuf";
-import type { SourceCodeInfo_Location } from "@bufbuild/protobuf/wkt";
+import {
+  DescriptorProtoSchema,
+  EnumDescriptorProtoSchema,
+  FileDescriptorProtoSchema,
+  ServiceDescriptorProtoSchema,
+  type SourceCodeInfo_Location,
+} from "@bufbuild/protobuf/wkt";
 
 /** The descriptors whose proto comments become descriptions. */
 export type CommentedDesc = DescMessage | DescField | DescEnum | DescEnumValue | DescService | DescMethod;
@@ -85,15 +91,15 @@ function fileOf(desc: CommentedDesc): DescFile {
   }
 }
 
-// Field numbers in descriptor.proto that SourceCodeInfo paths are made of.
-const FILE_MESSAGE_TYPE = 4;
-const FILE_ENUM_TYPE = 5;
-const FILE_SERVICE = 6;
-const MESSAGE_FIELD = 2;
-const MESSAGE_NESTED_TYPE = 3;
-const MESSAGE_ENUM_TYPE = 4;
-const ENUM_VALUE = 2;
-const SERVICE_METHOD = 2;
+// The fields of descriptor.proto whose numbers SourceCodeInfo paths are made of.
+const FILE_MESSAGE_TYPE = FileDescriptorProtoSchema.field.messageType.number;
+const FILE_ENUM_TYPE = FileDescriptorProtoSchema.field.enumType.number;
+const FILE_SERVICE = FileDescriptorProtoSchema.field.service.number;
+const MESSAGE_FIELD = DescriptorProtoSchema.field.field.number;
+const MESSAGE_NESTED_TYPE = DescriptorProtoSchema.field.nestedType.number;
+const MESSAGE_ENUM_TYPE = DescriptorProtoSchema.field.enumType.number;
+const ENUM_VALUE = EnumDescriptorProtoSchema.field.value.number;
+const SERVICE_METHOD = ServiceDescriptorProtoSchema.field.method.number;
 
 function pathOf(desc: CommentedDesc): number[] {
   switch (desc.kind) {

@@ -46,6 +46,11 @@ export interface ApiDocsHandlerOptions {
 
 /** File name of Scalar's standalone browser bundle, below the docs path. */
 const SCALAR_SCRIPT = "scalar-api-reference.js";
+/** File name of the page's icon, below the docs path: browsers ask for /favicon.ico otherwise. */
+const FAVICON = "favicon.svg";
+/** A page with a brace pair: the page's own icon, so that no request leaves for one elsewhere. */
+const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#1f2937"/><text x="16" y="22" font-family="monospace" font-size="16" text-anchor="middle" fill="#f9fafb">{}</text></svg>
+`;
 
 /**
  * Settings that keep Scalar from reaching the internet: web fonts come from fonts.scalar.com,
@@ -70,6 +75,7 @@ export function createApiDocsHandler(options: ApiDocsHandlerOptions): ApiDocsHan
   const documentPath = options.documentPath ?? "/api/v1/openapi.json";
   const docsPath = trimTrailingSlash(options.docsPath ?? "/api/v1/docs");
   const scriptPath = `${docsPath}/${SCALAR_SCRIPT}`;
+  const faviconPath = `${docsPath}/${FAVICON}`;
 
   let document: OpenApiDocument | undefined;
   const getDocument = () => {
@@ -92,11 +98,12 @@ export function createApiDocsHandler(options: ApiDocsHandlerOptions): ApiDocsHan
   const getPageAsset = () => {
     pageAsset ??= createAsset(
       "text/html; charset=utf-8",
-      docsPage(getDocument(), { documentPath, scriptPath, ...options }),
+      docsPage(getDocument(), { documentPath, scriptPath, faviconPath, ...options }),
       "no-cache",
     );
     return pageAsset;
   };
+  const faviconAsset = createAsset("image/svg+xml", FAVICON_SVG, "public, max-age=86400");
   const getScriptAsset = () => {
     scriptAsset ??= readFile(scalarScriptFile()).then((bytes) =>
       // Not fingerprinted: revalidated after a day, with the ETag.
@@ -116,6 +123,8 @@ export function createApiDocsHandler(options: ApiDocsHandlerOptions): ApiDocsHan
       securityPolicy = contentSecurityPolicy(getDocument());
     } else if (path === scriptPath) {
       asset = getScriptAsset;
+    } else if (path === faviconPath) {
+      asset = () => faviconAsset;
     } else {
       return false;
     }
@@ -205,9 +214,10 @@ function scalarScriptFile(): string {
 
 function docsPage(
   document: OpenApiDocument,
-  options: ApiDocsHandlerOptions & { documentPath: string; scriptPath: string },
+  options: ApiDocsHandlerOptions & { documentPath: string; scriptPath: string; faviconPath: string },
 ): string {
   const configuration = {
+    authentication: preselectedAuthentication(document),
     ...options.scalarConfiguration,
     url: options.documentPath,
     documentDownloadType: "json",
@@ -223,6 +233,7 @@ function docsPage(
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>${escapeHtml(title)}</title>
+    <link rel="icon" type="image/svg+xml" href="${escapeHtml(options.faviconPath)}" />
   </head>
   <body>
     <noscript>This page needs JavaScript. The OpenAPI document is at <a href="${escapeHtml(options.documentPath)}">${escapeHtml(options.documentPath)}</a>.</noscript>
@@ -234,14 +245,44 @@ function docsPage(
 }
 
 /**
+ * Scalar's authentication settings for the document's security scheme: selected in the request
+ * client, with every scope of its OAuth 2.0 flows, so that "Test request" is authorised once the
+ * token is there.
+ */
+function preselectedAuthentication(document: OpenApiDocument): Record<string, unknown> | undefined {
+  const schemes = Object.entries(document.components.securitySchemes ?? {});
+  const [first] = schemes;
+  if (first === undefined) return undefined;
+  const securitySchemes: Record<string, unknown> = {};
+  for (const [name, scheme] of schemes) {
+    if (scheme.type !== "oauth2") continue;
+    const flows: Record<string, unknown> = {};
+    for (const [flow, value] of Object.entries(scheme.flows)) {
+      flows[flow] = { selectedScopes: Object.keys(value.scopes) };
+    }
+    securitySchemes[name] = { flows };
+  }
+  return { preferredSecurityScheme: first[0], securitySchemes };
+}
+
+/**
  * The docs page's Content-Security-Policy: everything from this origin only. Scalar's request
- * client may also call the servers the document lists, when they are on another origin.
+ * client may also call the servers the document lists and the token endpoints of its security
+ * scheme, when they are on another origin.
  */
 function contentSecurityPolicy(document: OpenApiDocument): string {
   const serverOrigins = new Set<string>();
-  for (const server of document.servers ?? []) {
-    if (!/^https?:\/\//i.test(server.url) || server.url.includes("{")) continue;
-    serverOrigins.add(new URL(server.url).origin);
+  const urls = (document.servers ?? []).map((server) => server.url);
+  for (const scheme of Object.values(document.components.securitySchemes ?? {})) {
+    if (scheme.type === "oauth2") {
+      for (const flow of Object.values(scheme.flows)) urls.push(flow.tokenUrl ?? "", flow.refreshUrl ?? "");
+    } else if (scheme.type === "openIdConnect") {
+      urls.push(scheme.openIdConnectUrl);
+    }
+  }
+  for (const url of urls) {
+    if (!/^https?:\/\//i.test(url) || url.includes("{")) continue;
+    serverOrigins.add(new URL(url).origin);
   }
   const connect = ["'self'", ...serverOrigins].join(" ");
   return [

@@ -1,8 +1,18 @@
-import type { DescField, DescMessage, DescMethod, DescService, FileRegistry } from "@bufbuild/protobuf";
+import type {
+  DescField,
+  DescMessage,
+  DescMethod,
+  DescService,
+  FileRegistry,
+  JsonValue,
+} from "@bufbuild/protobuf";
+import { hasCustomJsonRepresentation } from "@bufbuild/protobuf/wkt";
+import { FieldBehavior } from "@folio/googleapis";
 import {
   collectHttpRoutes,
   type HttpRoute,
   type HttpTranscoderJsonOptions,
+  isHttpBody,
   isStringLikeMessage,
   nextPageTokenField,
 } from "@folio/http-transcoder";
@@ -17,6 +27,7 @@ import {
 } from "./errors.js";
 import { getFieldBehaviors } from "./field-behavior.js";
 import type {
+  HeaderObject,
   InfoObject,
   OpenApiDocument,
   OperationObject,
@@ -25,11 +36,11 @@ import type {
   RequestBodyObject,
   ResponseObject,
   SchemaObject,
-  SecuritySchemeObject,
   ServerObject,
   TagObject,
 } from "./openapi-types.js";
 import { createSchemaBuilder, type SchemaBuilder } from "./schemas.js";
+import { createSecurityDocumenter, type SecurityDocumenter, type SecurityOptions } from "./security.js";
 
 /** Options of {@link createOpenApiDocument}. Everything specific to one API comes in here. */
 export interface OpenApiDocumentOptions {
@@ -37,16 +48,24 @@ export interface OpenApiDocumentOptions {
   readonly services: readonly DescService[];
   /** The document's `info`: title, version and a description (CommonMark). */
   readonly info: InfoObject;
-  /** The document's `servers`. Default: none, i.e. the origin the document is served from. */
+  /**
+   * The document's `servers`. Default: one server, `basePath` relative to where the document is
+   * served (`/` without a `basePath`).
+   */
   readonly servers?: readonly ServerObject[];
+  /**
+   * A path every route starts with (`/api/v1`), documented once, in the server URLs, rather than
+   * in every path: `/api/v1/folders` is the path `/folders` of the server `/api/v1`.
+   */
+  readonly basePath?: string;
   /**
    * Descriptors with source info, whose comments become the descriptions of operations, tags,
    * schemas and properties: e.g. `createFileRegistry(fromBinary(FileDescriptorSetSchema, image))`
    * of a `buf build` image. Without it, descriptions come only from these options.
    */
   readonly comments?: FileRegistry;
-  /** Bearer-token authentication: the scope each method requires. */
-  readonly security?: BearerSecurityOptions;
+  /** How operations are authorised: the scope each method requires, and the security scheme. */
+  readonly security?: SecurityOptions;
   /** HTTP status of a successful response (default 200), e.g. 201 for a create. */
   readonly successStatus?: (method: DescMethod) => number | undefined;
   /** The error responses a method documents, beyond the ones every route can produce. */
@@ -67,6 +86,25 @@ export interface OpenApiDocumentOptions {
    */
   readonly responseFieldsAlwaysPresent?: boolean;
   /**
+   * Fields with explicit presence (message fields, `optional` ones) that the server sets in every
+   * response: their response schemas do not allow `null`. Default: none; the others may be null.
+   */
+  readonly alwaysSetInResponses?: (field: DescField) => boolean;
+  /**
+   * Request headers an operation reads (say, `Idempotency-Key`), documented as header
+   * parameters. Headers the security scheme covers (`Authorization`) are not listed here.
+   */
+  readonly requestHeaders?: (
+    method: DescMethod,
+  ) =>
+    | Readonly<Record<string, { description?: string; required?: boolean; schema: SchemaObject }>>
+    | undefined;
+  /**
+   * An example request body of a method: what documentation pages offer to send (a valid
+   * request, where a body made up from the schema would be refused).
+   */
+  readonly requestExample?: (method: DescMethod) => JsonValue | undefined;
+  /**
    * The JSON options the transcoder was given (`createHttpTranscoder({ jsonOptions })`): proto
    * field names instead of JSON names, enum numbers instead of names in responses.
    */
@@ -83,19 +121,24 @@ export interface OpenApiDocumentOptions {
   readonly responseHeaders?: (
     status: number,
     method: DescMethod,
-  ) => Readonly<Record<string, { description?: string; schema: SchemaObject }>> | undefined;
+  ) => Readonly<Record<string, HeaderObject>> | undefined;
+  /**
+   * The body of error responses, when the transcoder's `errorBody` option replaces the envelope:
+   * its schema (a component named `schemaName`, default `ErrorEnvelope`), media type, and an
+   * example of an error of a code.
+   */
+  readonly errorBody?: ErrorBodyOptions;
 }
 
-/** Bearer-token (RFC 6750) authentication of the operations. */
-export interface BearerSecurityOptions {
-  /** The scope a method requires, or undefined for a method that needs no token. */
-  readonly requiredScope: (method: DescMethod) => string | undefined;
-  /** Name of the security scheme among the components. Default: `bearerAuth`. */
-  readonly schemeName?: string;
-  /** Description of the scheme: where tokens come from, what they carry. */
-  readonly description?: string;
-  /** Format of the tokens. Default: `JWT`. */
-  readonly bearerFormat?: string;
+/** How error responses look, for {@link OpenApiDocumentOptions.errorBody}. */
+export interface ErrorBodyOptions {
+  readonly schema: SchemaObject;
+  /** Default: `ErrorEnvelope`. */
+  readonly schemaName?: string;
+  /** Default: `application/json`. */
+  readonly contentType?: string;
+  /** An example body of an error with the code and condition, at the status. */
+  readonly example?: (error: DocumentedError, status: number) => unknown;
 }
 
 /** What {@link OpenApiDocumentOptions.commonErrorResponses} knows of a route. */
@@ -148,9 +191,12 @@ export function commonErrorResponses(context: CommonErrorContext): DocumentedErr
 
 /**
  * The format rule many APIs follow for identifiers: a string field named `id` or ending in `_id`
- * (`org_id`, `parent_id`) holds a UUID. For {@link OpenApiDocumentOptions.stringFormat}.
+ * (`org_id`, `parent_id`) holds a UUID. `request_id` is the exception: AIP-155 names so the
+ * client's idempotency key, which a UUID is a good choice for but need not be.
+ * For {@link OpenApiDocumentOptions.stringFormat}.
  */
 export function uuidForIdFields(field: DescField): string | undefined {
+  if (field.name === "request_id") return undefined;
   return field.name === "id" || field.name.endsWith("_id") ? "uuid" : undefined;
 }
 
@@ -166,25 +212,30 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiD
     comments,
     stringFormat: options.stringFormat,
     responseFieldsAlwaysPresent: options.responseFieldsAlwaysPresent ?? true,
+    alwaysSetInResponses: options.alwaysSetInResponses ?? (() => false),
     useProtoFieldName: options.jsonOptions?.useProtoFieldName ?? false,
     enumAsInteger: options.jsonOptions?.enumAsInteger ?? false,
   });
-  const schemeName = options.security?.schemeName ?? "bearerAuth";
+  const security = options.security === undefined ? undefined : createSecurityDocumenter(options.security);
+  const basePath = options.basePath === undefined ? "" : trimTrailingSlash(options.basePath);
 
   const paths: OpenApiDocument["paths"] = {};
   for (const route of collectHttpRoutes(options.services)) {
+    const name = `${route.method.parent.typeName}.${route.method.name}`;
     const httpMethod = route.httpMethod.toLowerCase();
     if (!isPathItemMethod(httpMethod)) {
-      throw new Error(
-        `${route.method.parent.typeName}.${route.method.name}: HTTP method ${route.httpMethod} cannot be described in OpenAPI`,
-      );
+      throw new Error(`${name}: HTTP method ${route.httpMethod} cannot be described in OpenAPI`);
     }
-    const pathItem = paths[route.openApiPath] ?? {};
-    paths[route.openApiPath] = pathItem;
+    if (!route.openApiPath.startsWith(`${basePath}/`)) {
+      throw new Error(`${name}: the path ${route.pattern} does not start with the basePath ${basePath}`);
+    }
+    const path = route.openApiPath.slice(basePath.length);
+    const pathItem = paths[path] ?? {};
+    paths[path] = pathItem;
     if (pathItem[httpMethod] !== undefined) {
       throw new Error(`two routes for ${route.httpMethod} ${route.openApiPath}`);
     }
-    pathItem[httpMethod] = operationFor(route, { options, schemas, comments, schemeName });
+    pathItem[httpMethod] = operationFor(route, { options, schemas, comments, security });
   }
 
   const tags: TagObject[] = options.services.map((service) => {
@@ -193,36 +244,39 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiD
   });
 
   const componentSchemas = schemas.components();
-  if (componentSchemas[ERROR_ENVELOPE_SCHEMA] !== undefined) {
-    throw new Error(`a message is named ${ERROR_ENVELOPE_SCHEMA}, like the schema of error responses`);
+  const errorSchemaName = options.errorBody?.schemaName ?? ERROR_ENVELOPE_SCHEMA;
+  if (componentSchemas[errorSchemaName] !== undefined) {
+    throw new Error(`a message is named ${errorSchemaName}, like the schema of error responses`);
   }
-  componentSchemas[ERROR_ENVELOPE_SCHEMA] = errorEnvelopeSchema();
+  componentSchemas[errorSchemaName] = options.errorBody?.schema ?? errorEnvelopeSchema();
 
+  const servers =
+    options.servers === undefined
+      ? [{ url: basePath === "" ? "/" : basePath }]
+      : options.servers.map((server) => ({ ...server, url: `${trimTrailingSlash(server.url)}${basePath}` }));
   const document: OpenApiDocument = {
     openapi: "3.1.1",
     info: { ...options.info },
-    ...(options.servers !== undefined ? { servers: options.servers.map((server) => ({ ...server })) } : {}),
+    servers,
     tags,
     paths,
     components: { schemas: componentSchemas },
   };
-  if (options.security !== undefined) {
-    const scheme: SecuritySchemeObject = {
-      type: "http",
-      scheme: "bearer",
-      bearerFormat: options.security.bearerFormat ?? "JWT",
-    };
-    if (options.security.description !== undefined) scheme.description = options.security.description;
-    document.components.securitySchemes = { [schemeName]: scheme };
+  if (security !== undefined) {
+    document.components.securitySchemes = security.schemes();
   }
   return document;
+}
+
+function trimTrailingSlash(path: string): string {
+  return path.endsWith("/") ? path.slice(0, -1) : path;
 }
 
 interface OperationContext {
   readonly options: OpenApiDocumentOptions;
   readonly schemas: SchemaBuilder;
   readonly comments: ReturnType<typeof createCommentLookup>;
-  readonly schemeName: string;
+  readonly security: SecurityDocumenter | undefined;
 }
 
 function operationFor(route: HttpRoute, context: OperationContext): OperationObject {
@@ -241,18 +295,27 @@ function operationFor(route: HttpRoute, context: OperationContext): OperationObj
   const parameters = [
     ...pathParameters(route, schemas, comments),
     ...queryParameters(route, schemas, comments, options.jsonOptions?.useProtoFieldName ?? false),
+    ...headerParameters(options.requestHeaders?.(method)),
   ];
-  const requestBody = requestBodyFor(route, schemas, comments);
+  const requestBody = requestBodyFor(route, schemas, comments, options.requestExample?.(method));
   const status = options.successStatus?.(method) ?? 200;
+  const operationId = `${service.name}_${method.name}${route.binding > 0 ? `_${route.binding}` : ""}`;
   const operation: OperationObject = {
-    operationId: `${service.name}_${method.name}${route.binding > 0 ? `_${route.binding}` : ""}`,
+    operationId,
     summary: humanize(method.name),
     description: description.join("\n\n"),
     tags: [service.name],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(requestBody !== undefined ? { requestBody } : {}),
     responses: {
-      [String(status)]: successResponse(route, status, schemas, comments, options.pageLinks ?? false),
+      [String(status)]: successResponse(
+        route,
+        status,
+        schemas,
+        comments,
+        options.pageLinks ?? false,
+        options.errorBody?.schemaName ?? ERROR_ENVELOPE_SCHEMA,
+      ),
       ...errorResponses(route, requestBody !== undefined, requiredScope, options),
     },
   };
@@ -265,8 +328,8 @@ function operationFor(route: HttpRoute, context: OperationContext): OperationObj
       }
     }
   }
-  if (options.security !== undefined) {
-    operation.security = requiredScope === undefined ? [] : [{ [context.schemeName]: [requiredScope] }];
+  if (context.security !== undefined) {
+    operation.security = context.security.requirement(method, operationId);
   }
   if (method.deprecated) operation.deprecated = true;
   return operation;
@@ -353,12 +416,12 @@ function queryParameters(
     for (const field of message.fields) {
       const path = [...prefix, field];
       const behaviors = getFieldBehaviors(field);
-      if (behaviors.has("OUTPUT_ONLY")) continue;
-      const isRequired = required && behaviors.has("REQUIRED");
+      if (behaviors.has(FieldBehavior.OUTPUT_ONLY)) continue;
+      const isRequired = required && behaviors.has(FieldBehavior.REQUIRED);
       if (field.fieldKind === "message" && !isStringLike(field.message)) {
         // Into a nested message, unless it is bound as a whole, opaque, or already on the path.
         const nested = field.message;
-        if (isCovered(path) || OPAQUE_MESSAGES.has(nested.typeName)) continue;
+        if (isCovered(path) || hasCustomJsonRepresentation(nested)) continue;
         if (nested === route.method.input || prefix.some((f) => f.message === nested)) continue;
         visit(nested, path, isRequired);
         continue;
@@ -387,14 +450,6 @@ function queryParameters(
   return parameters;
 }
 
-/** Well-known types with a JSON form of their own that has no fields to set one by one. */
-const OPAQUE_MESSAGES: ReadonlySet<string> = new Set([
-  "google.protobuf.Struct",
-  "google.protobuf.Value",
-  "google.protobuf.ListValue",
-  "google.protobuf.Any",
-]);
-
 /** Written as one string in a URL: the transcoder's own rule, so the document matches what it parses. */
 const isStringLike = isStringLikeMessage;
 
@@ -405,6 +460,7 @@ function requestBodyFor(
   route: HttpRoute,
   schemas: SchemaBuilder,
   comments: ReturnType<typeof createCommentLookup>,
+  example: JsonValue | undefined,
 ): RequestBodyObject | undefined {
   const input = route.method.input;
   let schema: SchemaObject;
@@ -414,6 +470,10 @@ function requestBodyFor(
   let required: boolean;
   if (route.body === undefined) {
     return undefined;
+  } else if (route.body === "*" && isHttpBody(input)) {
+    return rawBody(comments(input));
+  } else if (route.bodyField?.fieldKind === "message" && isHttpBody(route.bodyField.message)) {
+    return rawBody(comments(route.bodyField));
   } else if (route.body === "*") {
     const boundTopLevel = new Set(
       route.pathVariables.filter((v) => v.fieldPath.length === 1).map((v) => v.fieldPath[0] as string),
@@ -429,14 +489,87 @@ function requestBodyFor(
     description = comments(field);
     required = isRequiredInRequest(field);
   }
-  const body: RequestBodyObject = { required, content: { "application/json": { schema } } };
+  const body: RequestBodyObject = {
+    required,
+    content: { "application/json": example === undefined ? { schema } : { schema, example } },
+  };
   if (description !== undefined) body.description = description;
   return body;
 }
 
+/**
+ * A server stream: newline-delimited JSON (`{"result": message}` a line), or Server-Sent Events
+ * for a client that accepts `text/event-stream`; a failure after the stream started ends it with
+ * the error body (an NDJSON line, an `error` event).
+ */
+function streamResponse(
+  route: HttpRoute,
+  description: string,
+  schemas: SchemaBuilder,
+  comments: ReturnType<typeof createCommentLookup>,
+  errorSchemaName: string,
+): ResponseObject {
+  const field = route.responseBodyField;
+  const message =
+    field === undefined
+      ? schemas.messageRef(route.method.output, "response")
+      : schemas.fieldSchema(field, "response");
+  const comment = field === undefined ? undefined : comments(field);
+  const errorRef = { $ref: `#/components/schemas/${errorSchemaName}` };
+  return {
+    description: [
+      description,
+      comment,
+      'A stream of messages: newline-delimited JSON, one `{"result": message}` a line, or, with `Accept: text/event-stream`, Server-Sent Events, one `data:` event a message. A failure after the stream started ends it with the error body: as the last line, or as an `event: error`.',
+    ]
+      .filter((part) => part !== undefined)
+      .join(" "),
+    content: {
+      "application/x-ndjson": {
+        schema: {
+          description: "One line of the stream.",
+          anyOf: [{ type: "object", required: ["result"], properties: { result: message } }, errorRef],
+        },
+      },
+      "text/event-stream": {
+        schema: {
+          type: "string",
+          description: "`data: <message JSON>` events, and an `event: error` whose data is the error body.",
+        },
+      },
+    },
+  };
+}
+
+/** Raw bytes of any media type: a `google.api.HttpBody`. */
+const BINARY: SchemaObject = { type: "string", format: "binary" };
+
+/** A request body that is a `google.api.HttpBody`: any media type, sent as it is. */
+function rawBody(comment: string | undefined): RequestBodyObject {
+  const description = "The body as it is, of any media type; its `Content-Type` goes with it.";
+  return {
+    required: true,
+    description: comment === undefined ? description : `${comment}\n\n${description}`,
+    content: { "*/*": { schema: { ...BINARY } } },
+  };
+}
+
+/** Request headers as header parameters. */
+function headerParameters(headers: ReturnType<NonNullable<OpenApiDocumentOptions["requestHeaders"]>>) {
+  return Object.entries(headers ?? {}).map(
+    ([name, header]): ParameterObject => ({
+      name,
+      in: "header",
+      ...(header.description === undefined ? {} : { description: header.description }),
+      ...(header.required === true ? { required: true } : {}),
+      schema: header.schema,
+    }),
+  );
+}
+
 function isRequiredInRequest(field: DescField): boolean {
   const behaviors = getFieldBehaviors(field);
-  return behaviors.has("REQUIRED") && !behaviors.has("OUTPUT_ONLY");
+  return behaviors.has(FieldBehavior.REQUIRED) && !behaviors.has(FieldBehavior.OUTPUT_ONLY);
 }
 
 function successResponse(
@@ -445,10 +578,25 @@ function successResponse(
   schemas: SchemaBuilder,
   comments: ReturnType<typeof createCommentLookup>,
   pageLinks: boolean,
+  errorSchemaName: string,
 ): ResponseObject {
   let schema: SchemaObject;
   let description = status === 201 ? "Created." : "OK.";
-  const nextPage = pageLinks ? nextPageTokenField(route) : undefined;
+  const streaming = route.method.methodKind === "server_streaming";
+  const nextPage = pageLinks && !streaming ? nextPageTokenField(route) : undefined;
+  const field = route.responseBodyField;
+  if (isHttpBody(field === undefined ? route.method.output : field.message)) {
+    // google.api.HttpBody: the bytes as they are, with the content type the method gives them.
+    return {
+      description: streaming
+        ? `${description} The chunks of the stream one after the other, of the first one's content type. A stream that fails after it started is cut off.`
+        : `${description} The body as the method produces it, of its own content type.`,
+      content: { "*/*": { schema: { ...BINARY } } },
+    };
+  }
+  if (streaming) {
+    return streamResponse(route, description, schemas, comments, errorSchemaName);
+  }
   if (route.responseBodyField !== undefined) {
     schema = schemas.fieldSchema(route.responseBodyField, "response");
     const comment = comments(route.responseBodyField);
@@ -502,30 +650,45 @@ function errorResponses(
     const errors = byStatus.get(status) ?? [];
     const lines = errors.map((error) => `- \`${error.code}\`: ${error.condition}`);
     const examples: Record<string, { summary: string; value: unknown }> = {};
+    const example = options.errorBody === undefined ? envelopeExample : options.errorBody.example;
     for (const error of errors) {
-      examples[error.code] ??= {
-        summary: error.code,
-        value: {
-          error: {
-            code: error.code,
-            message: error.condition,
-            requestId: "3f1c0c6e-8a4f-4b1e-9d8e-2b7c6f0e5a91",
-            details: [],
-          },
-        },
-      };
+      if (example === undefined || examples[error.code] !== undefined) continue;
+      examples[error.code] = { summary: error.code, value: example(error, status) };
     }
+    const media = {
+      schema: { $ref: `#/components/schemas/${options.errorBody?.schemaName ?? ERROR_ENVELOPE_SCHEMA}` },
+    };
     responses[String(status)] = {
       description: `${reasonPhrase(status)}.\n\n${lines.join("\n")}`.replace(/^\.\n\n/, ""),
+      headers: { "X-Request-Id": requestIdHeader() },
       content: {
-        "application/json": {
-          schema: { $ref: `#/components/schemas/${ERROR_ENVELOPE_SCHEMA}` },
-          examples,
-        },
+        [options.errorBody?.contentType ?? "application/json"]:
+          Object.keys(examples).length > 0 ? { ...media, examples } : media,
       },
     };
   }
   return responses;
+}
+
+/** An example of the transcoder's error envelope. */
+function envelopeExample(error: DocumentedError): unknown {
+  return {
+    error: {
+      code: error.code,
+      message: error.condition,
+      requestId: "3f1c0c6e-8a4f-4b1e-9d8e-2b7c6f0e5a91",
+      details: [],
+    },
+  };
+}
+
+/** The transcoder sends the request's id with every error, as the envelope's `requestId` too. */
+function requestIdHeader(): HeaderObject {
+  return {
+    description: "The request's id, as in the body's `requestId`; quote it when reporting a problem.",
+    required: true,
+    schema: { type: "string" },
+  };
 }
 
 const PATH_ITEM_METHODS: ReadonlySet<string> = new Set([

@@ -1,59 +1,28 @@
+import { Code } from "@connectrpc/connect";
+// Connect's table of codes, names and HTTP statuses; marked internal by connect-es, so its
+// version is pinned exactly.
+import { codeFromString, codeToHttpStatus, codeToString } from "@connectrpc/connect/protocol-connect";
 import type { SchemaObject } from "./openapi-types.js";
 
-/** The Connect error codes by name (https://connectrpc.com/docs/protocol/#error-codes). */
-export const CONNECT_ERROR_CODES = [
-  "canceled",
-  "unknown",
-  "invalid_argument",
-  "deadline_exceeded",
-  "not_found",
-  "already_exists",
-  "permission_denied",
-  "resource_exhausted",
-  "failed_precondition",
-  "aborted",
-  "out_of_range",
-  "unimplemented",
-  "internal",
-  "unavailable",
-  "data_loss",
-  "unauthenticated",
-] as const;
-
-/** A Connect error code name, as the `code` of an error response. */
-export type ConnectErrorCode = (typeof CONNECT_ERROR_CODES)[number];
-
 /**
- * The HTTP status of each code: Connect's own table, so that a REST response and a Connect one
- * agree (https://connectrpc.com/docs/protocol/#error-codes).
+ * The Connect error codes by name (https://connectrpc.com/docs/protocol/#error-codes), in the
+ * order of their numbers.
  */
-const HTTP_STATUS_BY_CODE: Readonly<Record<ConnectErrorCode, number>> = {
-  canceled: 499,
-  unknown: 500,
-  invalid_argument: 400,
-  deadline_exceeded: 504,
-  not_found: 404,
-  already_exists: 409,
-  permission_denied: 403,
-  resource_exhausted: 429,
-  failed_precondition: 400,
-  aborted: 409,
-  out_of_range: 400,
-  unimplemented: 501,
-  internal: 500,
-  unavailable: 503,
-  data_loss: 500,
-  unauthenticated: 401,
-};
+const CONNECT_ERROR_CODES: readonly string[] = Object.values(Code)
+  .filter((code): code is Code => typeof code === "number")
+  .map(codeToString);
 
 /** Whether `code` is a Connect error code name. */
-export function isConnectErrorCode(code: string): code is ConnectErrorCode {
-  return Object.hasOwn(HTTP_STATUS_BY_CODE, code);
+export function isConnectErrorCode(code: string): boolean {
+  return codeFromString(code) !== undefined;
 }
 
-/** The HTTP status that goes with a Connect error code. */
-export function httpStatusOfCode(code: ConnectErrorCode): number {
-  return HTTP_STATUS_BY_CODE[code];
+/**
+ * The HTTP status that goes with a Connect error code name: Connect's own table, so that a REST
+ * response and a Connect one agree; 500 for a name that is no code.
+ */
+export function httpStatusOfCode(code: string): number {
+  return codeToHttpStatus(codeFromString(code) ?? Code.Unknown);
 }
 
 /** An error response an operation documents: its code and when it happens. */

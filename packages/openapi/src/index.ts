@@ -12,19 +12,13 @@ export {
   type DocsResponse,
 } from "./docs-handler.js";
 export {
-  type BearerSecurityOptions,
   type CommonErrorContext,
   commonErrorResponses,
   createOpenApiDocument,
+  type ErrorBodyOptions,
   type OpenApiDocumentOptions,
   uuidForIdFields,
 } from "./document.js";
-export {
-  CONNECT_ERROR_CODES,
-  type ConnectErrorCode,
-  type DocumentedError,
-  ERROR_ENVELOPE_SCHEMA,
-  httpStatusOfCode,
-} from "./errors.js";
-export { type FieldBehavior, getFieldBehaviors } from "./field-behavior.js";
+export { type DocumentedError, ERROR_ENVELOPE_SCHEMA } from "./errors.js";
 export type * from "./openapi-types.js";
+export type { BearerScheme, OAuth2Scheme, OpenIdConnectScheme, SecurityOptions } from "./security.js";

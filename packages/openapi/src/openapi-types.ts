@@ -17,6 +17,8 @@ export interface SchemaObject {
   items?: SchemaObject;
   properties?: Record<string, SchemaObject>;
   required?: string[];
+  minLength?: number;
+  maxLength?: number;
   additionalProperties?: SchemaObject | boolean;
   propertyNames?: SchemaObject;
   anyOf?: SchemaObject[];
@@ -109,13 +111,21 @@ export interface RequestBodyObject {
 
 export interface MediaTypeObject {
   schema: SchemaObject;
+  example?: unknown;
   examples?: Record<string, { summary?: string; value: unknown }>;
 }
 
 export interface ResponseObject {
   description: string;
-  headers?: Record<string, { description?: string; schema: SchemaObject }>;
+  headers?: Record<string, HeaderObject>;
   content?: Record<string, MediaTypeObject>;
+}
+
+/** A header of a response. */
+export interface HeaderObject {
+  description?: string;
+  required?: boolean;
+  schema: SchemaObject;
 }
 
 export interface ComponentsObject {
@@ -124,11 +134,25 @@ export interface ComponentsObject {
   securitySchemes?: Record<string, SecuritySchemeObject>;
 }
 
-export interface SecuritySchemeObject {
-  type: "http";
-  scheme: string;
-  bearerFormat?: string;
-  description?: string;
+export type SecuritySchemeObject =
+  | { type: "http"; scheme: string; bearerFormat?: string; description?: string }
+  | { type: "oauth2"; flows: OAuthFlowsObject; description?: string }
+  | { type: "openIdConnect"; openIdConnectUrl: string; description?: string };
+
+/** The OAuth 2.0 flows of an `oauth2` scheme. */
+export interface OAuthFlowsObject {
+  implicit?: OAuthFlowObject & { authorizationUrl: string };
+  password?: OAuthFlowObject & { tokenUrl: string };
+  clientCredentials?: OAuthFlowObject & { tokenUrl: string };
+  authorizationCode?: OAuthFlowObject & { authorizationUrl: string; tokenUrl: string };
+}
+
+/** One OAuth 2.0 flow: its URLs, and the scopes with their descriptions. */
+export interface OAuthFlowObject {
+  authorizationUrl?: string;
+  tokenUrl?: string;
+  refreshUrl?: string;
+  scopes: Record<string, string>;
 }
 
 /** Scheme name -> the scopes the operation needs. */

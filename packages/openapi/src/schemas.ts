@@ -1,5 +1,6 @@
 import { type DescEnum, type DescField, type DescMessage, ScalarType } from "@bufbuild/protobuf";
 import { FeatureSet_FieldPresence } from "@bufbuild/protobuf/wkt";
+import { FieldBehavior } from "@folio/googleapis";
 import type { CommentLookup } from "./comments.js";
 import { getFieldBehaviors } from "./field-behavior.js";
 import type { SchemaObject } from "./openapi-types.js";
@@ -25,6 +26,10 @@ export interface SchemaBuilderOptions {
   readonly useProtoFieldName: boolean;
   /** Responses write enum values as numbers; requests take names or numbers either way. */
   readonly enumAsInteger: boolean;
+  /**
+   * Fields with explicit presence that responses always set: not nullable in response schemas.
+   */
+  readonly alwaysSetInResponses: (field: DescField) => boolean;
 }
 
 /**
@@ -93,17 +98,22 @@ export function createSchemaBuilder(options: SchemaBuilderOptions): SchemaBuilde
     for (const field of message.fields) {
       if (omit.has(field.name)) continue;
       const behaviors = getFieldBehaviors(field);
-      const schema = fieldSchema(field, direction);
+      let schema = fieldSchema(field, direction);
+      // The JSON mapping reads null as "not set": a request may send null for a field that can be
+      // absent (one with explicit presence), unless the field is required.
+      if (direction === "request" && hasExplicitPresence(field) && !behaviors.has(FieldBehavior.REQUIRED)) {
+        schema = nullable(schema);
+      }
       const description = fieldDescription(field, options.comments, propertyName);
       if (description !== undefined) schema.description = description;
-      if (behaviors.has("OUTPUT_ONLY")) schema.readOnly = true;
-      if (behaviors.has("INPUT_ONLY")) schema.writeOnly = true;
+      if (behaviors.has(FieldBehavior.OUTPUT_ONLY)) schema.readOnly = true;
+      if (behaviors.has(FieldBehavior.INPUT_ONLY)) schema.writeOnly = true;
       if (field.deprecated) schema.deprecated = true;
       properties[propertyName(field)] = schema;
 
       const isRequired =
         direction === "request"
-          ? behaviors.has("REQUIRED") && !behaviors.has("OUTPUT_ONLY")
+          ? behaviors.has(FieldBehavior.REQUIRED) && !behaviors.has(FieldBehavior.OUTPUT_ONLY)
           : options.responseFieldsAlwaysPresent;
       if (isRequired) required.push(propertyName(field));
     }
@@ -127,11 +137,13 @@ export function createSchemaBuilder(options: SchemaBuilderOptions): SchemaBuilde
         };
       default: {
         const schema = valueSchema(field, field.fieldKind, direction);
-        // An absent field with explicit presence is sent as null when every field is sent.
+        // An absent field with explicit presence is sent as null when every field is sent,
+        // unless the API promises to always set it.
         const absentIsNull =
           direction === "response" &&
           options.responseFieldsAlwaysPresent &&
-          field.presence !== FeatureSet_FieldPresence.IMPLICIT;
+          hasExplicitPresence(field) &&
+          !options.alwaysSetInResponses(field);
         return absentIsNull ? nullable(schema) : schema;
       }
     }
@@ -227,6 +239,14 @@ function nameComponents(components: ReadonlyMap<string, Component>): Record<stri
 
 function variantRank(variant: Variant): number {
   return variant === "request" ? 1 : 0;
+}
+
+/** Whether a singular field can be absent: a message field, proto3 `optional`, a oneof member. */
+function hasExplicitPresence(field: DescField): boolean {
+  return (
+    (field.fieldKind === "scalar" || field.fieldKind === "enum" || field.fieldKind === "message") &&
+    field.presence !== FeatureSet_FieldPresence.IMPLICIT
+  );
 }
 
 /** Adds `null` to the values a schema allows. */

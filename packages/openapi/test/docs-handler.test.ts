@@ -4,8 +4,21 @@ import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiDocsHandler } from "../src/index.js";
-import { folioDocument } from "./folio.js";
+import { createApiDocsHandler, createOpenApiDocument } from "../src/index.js";
+import { LibraryService } from "./library.js";
+
+/** The document served: the test library, with OAuth 2.0 scopes. */
+function libraryDocument() {
+  return createOpenApiDocument({
+    services: [LibraryService],
+    info: { title: "Library", version: "1" },
+    basePath: "/v1",
+    security: {
+      requiredScope: (method) => (/^(Get|List)/.test(method.name) ? "books:read" : "books:write"),
+      scheme: { type: "oauth2", flows: { clientCredentials: { tokenUrl: "/oauth/token" } } },
+    },
+  });
+}
 
 const CHROMIUM = "/usr/bin/chromium";
 const hasChromium = existsSync(CHROMIUM);
@@ -14,7 +27,7 @@ let server: http.Server;
 let baseUrl: string;
 
 beforeAll(async () => {
-  const docs = createApiDocsHandler({ document: folioDocument });
+  const docs = createApiDocsHandler({ document: libraryDocument });
   server = http.createServer((req, res) => {
     if (docs(req, res)) return;
     res.statusCode = 404;
@@ -57,7 +70,7 @@ describe("GET /api/v1/openapi.json", () => {
     const res = await fetch(`${baseUrl}/api/v1/openapi.json`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/json");
-    expect(await res.json()).toEqual(JSON.parse(JSON.stringify(folioDocument())));
+    expect(await res.json()).toEqual(JSON.parse(JSON.stringify(libraryDocument())));
   });
 
   it("answers a request with the current ETag with 304", async () => {
@@ -73,7 +86,9 @@ describe("GET /api/v1/openapi.json", () => {
   it("compresses the document for clients that accept gzip", async () => {
     const res = await rawGet("/api/v1/openapi.json", { "accept-encoding": "gzip, br" });
     expect(res.headers["content-encoding"]).toBe("gzip");
-    expect(JSON.parse(gunzipSync(res.body).toString())).toEqual(JSON.parse(JSON.stringify(folioDocument())));
+    expect(JSON.parse(gunzipSync(res.body).toString())).toEqual(
+      JSON.parse(JSON.stringify(libraryDocument())),
+    );
 
     const plain = await rawGet("/api/v1/openapi.json");
     expect(plain.headers["content-encoding"]).toBeUndefined();
@@ -147,9 +162,23 @@ describe("GET /api/v1/docs", () => {
     });
   });
 
+  it("preselects the document's security scheme with every scope, for the request client", async () => {
+    const html = await (await fetch(`${baseUrl}/api/v1/docs`)).text();
+    const attribute = /data-configuration="([^"]*)"/.exec(html)?.[1] ?? "";
+    const configuration = JSON.parse(
+      attribute.replaceAll("&quot;", '"').replaceAll("&#39;", "'").replaceAll("&amp;", "&"),
+    );
+    expect(configuration.authentication).toEqual({
+      preferredSecurityScheme: "oauth2",
+      securitySchemes: {
+        oauth2: { flows: { clientCredentials: { selectedScopes: ["books:read", "books:write"] } } },
+      },
+    });
+  });
+
   it("serves the page at configurable paths", async () => {
     const docs = createApiDocsHandler({
-      document: folioDocument,
+      document: libraryDocument,
       documentPath: "/openapi.json",
       docsPath: "/reference/",
     });
@@ -163,7 +192,14 @@ describe("GET /api/v1/docs", () => {
     try {
       const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
       const html = await (await fetch(`${otherUrl}/reference`)).text();
-      expect(linkedUrls(html)).toEqual(["/openapi.json", "/reference/scalar-api-reference.js"]);
+      expect(linkedUrls(html)).toEqual([
+        "/reference/favicon.svg",
+        "/openapi.json",
+        "/reference/scalar-api-reference.js",
+      ]);
+      expect((await fetch(`${otherUrl}/reference/favicon.svg`)).headers.get("content-type")).toBe(
+        "image/svg+xml",
+      );
       expect((await fetch(`${otherUrl}/openapi.json`)).status).toBe(200);
       expect((await fetch(`${otherUrl}/reference/scalar-api-reference.js`)).status).toBe(200);
       expect((await fetch(`${otherUrl}/api/v1/docs`)).status).toBe(404);
@@ -174,7 +210,7 @@ describe("GET /api/v1/docs", () => {
   });
 
   it("serves HTTP/2 requests too", async () => {
-    const docs = createApiDocsHandler({ document: folioDocument });
+    const docs = createApiDocsHandler({ document: libraryDocument });
     const h2 = http2.createServer((req, res) => {
       if (!docs(req, res)) {
         res.statusCode = 404;
@@ -227,17 +263,21 @@ describe("GET /api/v1/docs", () => {
         page.on("request", (request) => requested.push(request.url()));
         const errors: string[] = [];
         page.on("pageerror", (error) => errors.push(error.message));
+        const failed: string[] = [];
+        page.on("response", (response) => {
+          if (response.status() >= 400) failed.push(`${response.status()} ${response.url()}`);
+        });
 
         await page.goto(`${baseUrl}/api/v1/docs`);
-        await page.getByText("Create folder").first().waitFor({ timeout: 30_000 });
-        // Scalar opens the first group only; open the other one as a reader would.
-        await page.getByText("ProjectService").first().click();
-        await page.getByText("List projects").first().waitFor({ timeout: 30_000 });
+        await page.getByText("Get book").first().waitFor({ timeout: 30_000 });
+        await page.getByText("Create book").first().waitFor({ timeout: 30_000 });
         // Give any late request (fonts, telemetry) time to show up; Scalar keeps a connection
         // open, so "networkidle" never comes.
         await page.waitForTimeout(2_000);
 
         expect(errors).toEqual([]);
+        // No 404 for /favicon.ico or anything else: the page names its own icon.
+        expect(failed).toEqual([]);
         expect(requested).toContain(`${baseUrl}/api/v1/openapi.json`);
         const outside = requested.filter((url) => {
           const { protocol, hostname } = new URL(url);

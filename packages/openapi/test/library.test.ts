@@ -9,7 +9,7 @@ import {
   type SchemaObject,
   uuidForIdFields,
 } from "../src/index.js";
-import { LibraryService } from "./library.js";
+import { CoverService, LibraryService } from "./library.js";
 
 const document = createOpenApiDocument({
   services: [LibraryService],
@@ -239,13 +239,17 @@ describe("a document of descriptors built at run time", () => {
 
     it("reference recursive messages", () => {
       expect(p.sequel).toEqual({ anyOf: [{ $ref: "#/components/schemas/Book" }, { type: "null" }] });
-      expect(input.properties?.sequel).toEqual({ $ref: "#/components/schemas/BookInput" });
+      // A request may send null for a field that can be absent: the JSON mapping reads it as unset.
+      expect(input.properties?.sequel).toEqual({
+        anyOf: [{ $ref: "#/components/schemas/BookInput" }, { type: "null" }],
+      });
     });
 
-    it("have a request variant with `required` from REQUIRED and no nulls", () => {
+    it("have a request variant with `required` from REQUIRED, null only where a field can be absent", () => {
       expect(book.required).toEqual(Object.keys(p));
       expect(input.required).toEqual(["title"]);
-      expect(input.properties?.publishedAt).toMatchObject({ type: "string", readOnly: true });
+      expect(input.properties?.title).toMatchObject({ type: "string" });
+      expect(input.properties?.publishedAt).toMatchObject({ type: ["string", "null"], readOnly: true });
       expect(input.properties?.secret).toMatchObject({ writeOnly: true });
       expect(p.secret).toMatchObject({ writeOnly: true });
     });
@@ -300,5 +304,200 @@ describe("a document of descriptors built at run time", () => {
         errorResponses: () => [{ code: "NOT_FOUND", condition: "No such book." }],
       }),
     ).toThrow(/"NOT_FOUND" is not a Connect error code/);
+  });
+
+  describe("security schemes", () => {
+    const requiredScope = (method: { name: string }) =>
+      method.name === "GetBook" ? "books:read" : undefined;
+    const secured = (security: Parameters<typeof createOpenApiDocument>[0]["security"]) =>
+      createOpenApiDocument({
+        services: [LibraryService],
+        info: { title: "Library", version: "1" },
+        security,
+      });
+    const getBook = (doc: OpenApiDocument) =>
+      Object.values(doc.paths)
+        .map((item) => item.get)
+        .find((op) => op?.operationId === "LibraryService_GetBook");
+
+    it("puts a bearer token's scope in the description, as OpenAPI defines no scopes for http schemes", () => {
+      const doc = secured({ requiredScope });
+      expect(doc.components.securitySchemes).toEqual({
+        bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
+      });
+      expect(getBook(doc)?.security).toEqual([{ bearerAuth: [] }]);
+      expect(getBook(doc)?.description).toContain("`books:read`");
+    });
+
+    it("lists the scopes in every OAuth 2.0 flow and requires them per operation", () => {
+      const doc = secured({
+        requiredScope,
+        scopes: { "books:read": "Read books." },
+        scheme: {
+          type: "oauth2",
+          flows: {
+            clientCredentials: { tokenUrl: "https://auth.example.com/token" },
+            authorizationCode: {
+              authorizationUrl: "https://auth.example.com/authorize",
+              tokenUrl: "https://auth.example.com/token",
+            },
+          },
+        },
+      });
+      const scopes = { "books:read": "Read books." };
+      expect(doc.components.securitySchemes).toEqual({
+        oauth2: {
+          type: "oauth2",
+          flows: {
+            clientCredentials: { tokenUrl: "https://auth.example.com/token", scopes },
+            authorizationCode: {
+              authorizationUrl: "https://auth.example.com/authorize",
+              tokenUrl: "https://auth.example.com/token",
+              scopes,
+            },
+          },
+        },
+      });
+      expect(getBook(doc)?.security).toEqual([{ oauth2: ["books:read"] }]);
+    });
+
+    it("requires the scopes of an OpenID Connect provider per operation and lists them in the description", () => {
+      const doc = secured({
+        requiredScope,
+        schemeName: "oidc",
+        scheme: {
+          type: "openIdConnect",
+          openIdConnectUrl: "https://auth.example.com/.well-known/openid-configuration",
+        },
+      });
+      expect(doc.components.securitySchemes?.oidc).toMatchObject({
+        type: "openIdConnect",
+        openIdConnectUrl: "https://auth.example.com/.well-known/openid-configuration",
+        description:
+          "Scopes:\n\n- `books:read`: Needed by `LibraryService_GetBook`, `LibraryService_GetBook_1`.",
+      });
+      expect(getBook(doc)?.security).toEqual([{ oidc: ["books:read"] }]);
+    });
+  });
+
+  it("documents paths below a basePath once, in the servers", () => {
+    const doc = createOpenApiDocument({
+      services: [LibraryService],
+      info: { title: "Library", version: "1" },
+      basePath: "/v1/",
+      servers: [{ url: "https://api.example.com/" }],
+    });
+    expect(doc.servers).toEqual([{ url: "https://api.example.com/v1" }]);
+    expect(Object.keys(doc.paths).every((path) => !path.startsWith("/v1/"))).toBe(true);
+    expect(Object.keys(doc.paths)).toEqual(Object.keys(document.paths).map((path) => path.slice(3)));
+    expect(() =>
+      createOpenApiDocument({
+        services: [LibraryService],
+        info: { title: "Library", version: "1" },
+        basePath: "/v2",
+      }),
+    ).toThrow(/does not start with the basePath \/v2/);
+  });
+
+  it("declares request headers, request examples, and the fields responses always set", () => {
+    const doc = createOpenApiDocument({
+      services: [LibraryService],
+      info: { title: "Library", version: "1" },
+      requestHeaders: (method) =>
+        method.name === "CreateBook"
+          ? {
+              "Idempotency-Key": {
+                description: "Retries are safe.",
+                required: true,
+                schema: { type: "string" },
+              },
+            }
+          : undefined,
+      requestExample: (method) => (method.name === "CreateBook" ? { title: "Dune" } : undefined),
+      alwaysSetInResponses: (field) => field.name === "published_at",
+    });
+    const create = Object.values(doc.paths)
+      .map((item) => item.post)
+      .find((op) => op?.operationId === "LibraryService_CreateBook");
+    expect(create?.parameters).toContainEqual({
+      name: "Idempotency-Key",
+      in: "header",
+      description: "Retries are safe.",
+      required: true,
+      schema: { type: "string" },
+    });
+    expect(create?.requestBody?.content["application/json"]?.example).toEqual({ title: "Dune" });
+    const book = schemaNamed("Book", doc);
+    expect(book.properties?.publishedAt).toMatchObject({ type: "string", format: "date-time" });
+    expect(book.properties?.sequel).toEqual({
+      anyOf: [{ $ref: "#/components/schemas/Book" }, { type: "null" }],
+    });
+    // Error responses carry the request id the transcoder sends.
+    expect((create?.responses["500"] as ResponseObject | undefined)?.headers?.["X-Request-Id"]).toMatchObject(
+      {
+        required: true,
+      },
+    );
+  });
+
+  it("describes a replaced error body: its schema, media type and examples", () => {
+    const doc = createOpenApiDocument({
+      services: [LibraryService],
+      info: { title: "Library", version: "1" },
+      errorBody: {
+        schemaName: "Problem",
+        contentType: "application/problem+json",
+        schema: { type: "object", required: ["title", "status"], properties: { title: { type: "string" } } },
+        example: (error, status) => ({ title: error.code, status, detail: error.condition }),
+      },
+    });
+    expect(doc.components.schemas.ErrorEnvelope).toBeUndefined();
+    expect(doc.components.schemas.Problem).toMatchObject({ required: ["title", "status"] });
+    const get = Object.values(doc.paths)
+      .map((item) => item.get)
+      .find((op) => op?.operationId === "LibraryService_GetBook");
+    const internal = get?.responses["500"] as ResponseObject | undefined;
+    expect(internal?.content).toEqual({
+      "application/problem+json": {
+        schema: { $ref: "#/components/schemas/Problem" },
+        examples: {
+          internal: {
+            summary: "internal",
+            value: { title: "internal", status: 500, detail: expect.stringContaining("unexpected") },
+          },
+        },
+      },
+    });
+  });
+
+  it("documents a google.api.HttpBody as raw bytes of any media type, both ways", () => {
+    const doc = createOpenApiDocument({ services: [CoverService], info: { title: "Covers", version: "1" } });
+    const get = doc.paths["/v1/{name}/cover"]?.get;
+    expect((get?.responses["200"] as ResponseObject | undefined)?.content).toEqual({
+      "*/*": { schema: { type: "string", format: "binary" } },
+    });
+    const put = doc.paths["/v1/covers"]?.put;
+    expect(put?.requestBody).toMatchObject({
+      required: true,
+      content: { "*/*": { schema: { type: "string", format: "binary" } } },
+    });
+    expect(put?.parameters).toBeUndefined();
+    expect(doc.components.schemas.HttpBody).toBeUndefined();
+  });
+
+  it("documents a server stream as NDJSON or Server-Sent Events, ending with the error body on a failure", () => {
+    const doc = createOpenApiDocument({ services: [CoverService], info: { title: "Covers", version: "1" } });
+    const watch = (doc.paths["/v1/{name}:watch"]?.get?.responses["200"] as ResponseObject | undefined)
+      ?.content;
+    expect(Object.keys(watch ?? {})).toEqual(["application/x-ndjson", "text/event-stream"]);
+    expect(watch?.["application/x-ndjson"]?.schema.anyOf).toEqual([
+      { type: "object", required: ["result"], properties: { result: { $ref: "#/components/schemas/Book" } } },
+      { $ref: "#/components/schemas/ErrorEnvelope" },
+    ]);
+    const download = doc.paths["/v1/{name}/cover:download"]?.get?.responses["200"] as
+      | ResponseObject
+      | undefined;
+    expect(download?.content).toEqual({ "*/*": { schema: { type: "string", format: "binary" } } });
+    expect(download?.description).toContain("cut off");
   });
 });

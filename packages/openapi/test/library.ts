@@ -27,7 +27,13 @@ import {
   MessageOptionsSchema,
   MethodOptionsSchema,
 } from "@bufbuild/protobuf/wkt";
-import { FieldBehavior, field_behavior, HttpRuleSchema, http } from "@folio/proto";
+import {
+  FieldBehavior,
+  field_behavior,
+  file_google_api_httpbody,
+  HttpRuleSchema,
+  http,
+} from "@folio/googleapis";
 
 const {
   STRING: TYPE_STRING,
@@ -81,7 +87,9 @@ function method(
 } {
   const options = create(MethodOptionsSchema);
   setExtension(options, http, create(HttpRuleSchema, rule));
-  return { name, inputType: `.library.v1.${input}`, outputType: `.library.v1.${output}`, options };
+  // A name starting with "." is fully qualified already.
+  const qualify = (type: string) => (type.startsWith(".") ? type : `.library.v1.${type}`);
+  return { name, inputType: qualify(input), outputType: qualify(output), options };
 }
 
 const messages: MessageInitShape<typeof DescriptorProtoSchema>[] = [
@@ -207,6 +215,7 @@ export const libraryFile = create(FileDescriptorProtoSchema, {
   package: "library.v1",
   syntax: "proto3",
   dependency: [
+    "google/api/httpbody.proto",
     "google/protobuf/duration.proto",
     "google/protobuf/field_mask.proto",
     "google/protobuf/struct.proto",
@@ -253,6 +262,30 @@ export const libraryFile = create(FileDescriptorProtoSchema, {
         }),
       ],
     },
+    {
+      name: "CoverService",
+      method: [
+        method("GetCover", "GetBookRequest", ".google.api.HttpBody", {
+          pattern: { case: "get", value: "/v1/{name=shelves/*/books/*}/cover" },
+        }),
+        method("PutCover", ".google.api.HttpBody", ".google.api.HttpBody", {
+          pattern: { case: "put", value: "/v1/covers" },
+          body: "*",
+        }),
+        {
+          ...method("WatchBooks", "GetBookRequest", "Book", {
+            pattern: { case: "get", value: "/v1/{name=shelves/*/books/*}:watch" },
+          }),
+          serverStreaming: true,
+        },
+        {
+          ...method("DownloadCover", "GetBookRequest", ".google.api.HttpBody", {
+            pattern: { case: "get", value: "/v1/{name=shelves/*/books/*}/cover:download" },
+          }),
+          serverStreaming: true,
+        },
+      ],
+    },
   ],
   sourceCodeInfo: {
     location: [
@@ -267,6 +300,7 @@ export const libraryFile = create(FileDescriptorProtoSchema, {
 });
 
 const wellKnownFiles = [
+  file_google_api_httpbody,
   file_google_protobuf_duration,
   file_google_protobuf_field_mask,
   file_google_protobuf_struct,
@@ -279,3 +313,6 @@ export const libraryRegistry: FileRegistry = createFileRegistry(libraryFile, (na
 );
 
 export const LibraryService = libraryRegistry.getService("library.v1.LibraryService") as DescService;
+
+/** Methods whose request or response is a google.api.HttpBody, and server-streaming ones. */
+export const CoverService = libraryRegistry.getService("library.v1.CoverService") as DescService;

@@ -1,3 +1,4 @@
+import { DEVELOPMENT_TOKEN_PATH } from "./development-token.js";
 import type { NodeHandler } from "./listen.js";
 import { respond } from "./respond.js";
 
@@ -9,6 +10,8 @@ export interface Routes {
   readonly health: NodeHandler;
   /** The public keys of development mode's tokens, `GET /.well-known/jwks.json`; absent otherwise. */
   readonly jwks: object | undefined;
+  /** Development mode's OAuth 2.0 token endpoint, `POST /oauth/token`; absent otherwise. */
+  readonly developmentToken: NodeHandler | undefined;
   /** The OpenAPI document and docs page: true when it answered the request. */
   readonly docs: (req: Parameters<NodeHandler>[0], res: Parameters<NodeHandler>[1]) => boolean;
   /** The web app at `/` and its routes and files; absent when it is not built. */
@@ -33,6 +36,10 @@ export function createDispatch(routes: Routes): NodeHandler {
     }
     if (req.method === "GET" && path === "/.well-known/jwks.json" && jwksBody !== undefined) {
       respond(res, 200, "application/jwk-set+json", jwksBody);
+      return;
+    }
+    if (path === DEVELOPMENT_TOKEN_PATH && routes.developmentToken !== undefined) {
+      routes.developmentToken(req, res);
       return;
     }
     if (routes.docs(req, res)) return;

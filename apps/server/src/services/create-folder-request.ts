@@ -1,6 +1,6 @@
+import { isUuid } from "@folio/auth";
+import { type FieldViolation, invalidArgument } from "@folio/googleapis";
 import type { CreateFolderRequest } from "@folio/proto";
-import { isUuid } from "./database-errors.js";
-import { type FieldViolation, invalidArgument } from "./invalid-argument.js";
 
 /** The header that carries an idempotency key (draft-ietf-httpapi-idempotency-key-header). */
 export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";

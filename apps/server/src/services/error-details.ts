@@ -1,6 +1,6 @@
 import type { Code } from "@connectrpc/connect";
 import { ConnectError } from "@connectrpc/connect";
-import { ErrorInfoSchema } from "@folio/proto";
+import { ErrorInfoSchema } from "@folio/googleapis";
 
 /** The domain of the reasons in google.rpc.ErrorInfo details (AIP-193). */
 const ERROR_DOMAIN = "folio.v1";

@@ -1,5 +1,5 @@
+import { type FieldViolation, invalidArgument } from "@folio/googleapis";
 import type { ListProjectsRequest } from "@folio/proto";
-import { type FieldViolation, invalidArgument } from "./invalid-argument.js";
 
 /** The text filters of ListProjects, by their JSON (REST query) names. */
 const TEXT_FILTERS = ["namePrefix", "city", "country", "postalCode"] as const;

@@ -3,13 +3,13 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { requireCaller } from "@folio/auth";
 import type { Db, Project } from "@folio/db";
+import { invalidArgument } from "@folio/googleapis";
 import {
   type ListProjectsRequest,
   ListProjectsResponseSchema,
   ProjectSchema,
   type ProjectService,
 } from "@folio/proto";
-import { invalidArgument } from "./invalid-argument.js";
 import { validateListProjectsFilters } from "./list-projects-request.js";
 import type { PageTokens } from "./page-token.js";
 

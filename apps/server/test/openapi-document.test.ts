@@ -1,10 +1,14 @@
 import { collectHttpRoutes } from "@folio/http-transcoder";
+import type { OpenApiDocument, OperationObject, ResponseObject, SchemaObject } from "@folio/openapi";
 import { compileErrors, validate } from "@readme/openapi-parser";
 import { describe, expect, it } from "vitest";
-import type { OpenApiDocument, OperationObject, ResponseObject, SchemaObject } from "../src/index.js";
-import { folioDocument, folioServices } from "./folio.js";
+import { services } from "../src/api.js";
+import { loadConfig } from "../src/env.js";
+import { createFolioOpenApiDocument } from "../src/openapi-document.js";
 
-const document = folioDocument();
+// The document as development mode builds it; the served one is checked by openapi-lint.test.ts
+// and typed-client.test.ts.
+const document = createFolioOpenApiDocument(loadConfig({}).auth);
 
 /** Follows a `$ref`, and takes the non-null branch of `anyOf: [X, {type: "null"}]`. */
 function resolve(schema: SchemaObject | undefined, doc: OpenApiDocument = document): SchemaObject {
@@ -71,23 +75,38 @@ describe("the Folio API's OpenAPI document", () => {
         .filter((key) => ["get", "put", "post", "delete", "patch", "head", "options", "trace"].includes(key))
         .map((method) => `${method.toUpperCase()} ${path}`),
     );
-    expect(documented).toEqual(["POST /api/v1/folders", "GET /api/v1/projects"]);
-    // The transcoder serves the same two.
-    const served = collectHttpRoutes(folioServices).map(
-      (route) => `${route.httpMethod} ${route.openApiPath}`,
+    expect(documented).toEqual(["POST /folders", "GET /projects"]);
+    // The transcoder serves the same two; the common prefix is said once, as the server's URL.
+    const served = collectHttpRoutes(services).map(
+      (route) => `${route.httpMethod} ${route.openApiPath.replace(/^\/api\/v1/, "")}`,
     );
-    expect(served).toEqual(["POST /api/v1/folders", "GET /api/v1/projects"]);
+    expect(served).toEqual(["POST /folders", "GET /projects"]);
+    expect(document.servers).toEqual([{ url: "/api/v1" }]);
   });
 
   describe("POST /api/v1/folders", () => {
-    const op = operation("/api/v1/folders", "post");
+    const op = operation("/folders", "post");
 
-    it("answers 201 with {folder: Folder}", () => {
+    it("answers 201 with {folder: Folder}, the folder never null", () => {
       expect(Object.keys(op.responses).filter((status) => status.startsWith("2"))).toEqual(["201"]);
       const body = resolve(jsonSchemaOf(op.responses["201"]));
       expect(Object.keys(body.properties ?? {})).toEqual(["folder"]);
       expect(body.required).toEqual(["folder"]);
-      expect(body.properties?.folder?.anyOf?.[0]?.$ref).toBe("#/components/schemas/Folder");
+      expect(body.properties?.folder).toMatchObject({ $ref: "#/components/schemas/Folder" });
+    });
+
+    it("declares the Idempotency-Key request header and offers a valid example body", () => {
+      expect(op.parameters).toEqual([
+        expect.objectContaining({
+          name: "Idempotency-Key",
+          in: "header",
+          schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" },
+        }),
+      ]);
+      expect(op.requestBody?.content["application/json"]?.example).toEqual({
+        name: "Invoices 2026",
+        color: "#1e90ff",
+      });
     });
 
     it("takes a JSON body with name (required), parentId and color", () => {
@@ -99,15 +118,17 @@ describe("the Folio API's OpenAPI document", () => {
       expect(body.properties?.name).toMatchObject({ type: "string" });
       expect(body.properties?.name?.description).toContain("1 to 255 characters");
       expect(body.properties?.name?.description).toContain("compared case-insensitively");
-      expect(body.properties?.parentId).toMatchObject({ type: "string", format: "uuid" });
-      expect(body.properties?.color).toMatchObject({ type: "string" });
+      // The JSON mapping reads null as "not set": optional fields take it.
+      expect(body.properties?.parentId).toMatchObject({ type: ["string", "null"], format: "uuid" });
+      expect(body.properties?.color).toMatchObject({ type: ["string", "null"] });
       expect(body.properties?.color?.description).toContain("`#rgb` or `#rrggbb`");
       expect(body.properties?.requestId?.description).toContain("Idempotency-Key");
-      expect(op.parameters).toBeUndefined();
+      // AIP-155's request_id is the client's key, not necessarily a UUID.
+      expect(body.properties?.requestId?.format).toBeUndefined();
     });
 
-    it("requires a bearer token with the scope files:upload", () => {
-      expect(op.security).toEqual([{ bearerAuth: ["files:upload"] }]);
+    it("requires an OAuth 2.0 token with the scope files:upload", () => {
+      expect(op.security).toEqual([{ oauth2: ["files:upload"] }]);
       expect(op.description).toContain("`files:upload`");
     });
 
@@ -135,7 +156,7 @@ describe("the Folio API's OpenAPI document", () => {
   });
 
   describe("GET /api/v1/projects", () => {
-    const op = operation("/api/v1/projects", "get");
+    const op = operation("/projects", "get");
 
     it("answers 200 with {projects: Project[]}", () => {
       expect(Object.keys(op.responses).filter((status) => status.startsWith("2"))).toEqual(["200"]);
@@ -165,8 +186,8 @@ describe("the Folio API's OpenAPI document", () => {
       ]);
     });
 
-    it("requires a bearer token with the scope project:read", () => {
-      expect(op.security).toEqual([{ bearerAuth: ["project:read"] }]);
+    it("requires an OAuth 2.0 token with the scope project:read", () => {
+      expect(op.security).toEqual([{ oauth2: ["project:read"] }]);
       expect(op.description).toContain("`project:read`");
     });
 
@@ -190,7 +211,8 @@ describe("the Folio API's OpenAPI document", () => {
       for (const name of ["id", "orgId", "createdByUserId"])
         expect(p[name]).toMatchObject({ type: "string", format: "uuid" });
       expect(p.parentId).toMatchObject({ type: ["string", "null"], format: "uuid" });
-      expect(p.createdAt).toMatchObject({ type: ["string", "null"], format: "date-time" });
+      // Always set by the server: (folio.v1.always_set).
+      expect(p.createdAt).toMatchObject({ type: "string", format: "date-time" });
       expect(p.name).toMatchObject({ type: "string" });
       expect(p.color).toMatchObject({ type: ["string", "null"] });
       expect(p.visibility).toMatchObject({ type: "string" });
@@ -216,7 +238,7 @@ describe("the Folio API's OpenAPI document", () => {
       const p = project.properties ?? {};
       expect(p.id).toMatchObject({ type: "string", format: "uuid", readOnly: true });
       expect(p.orgId).toMatchObject({ type: "string", format: "uuid", readOnly: true });
-      expect(p.createdAt).toMatchObject({ type: ["string", "null"], format: "date-time" });
+      expect(p.createdAt).toMatchObject({ type: "string", format: "date-time" });
       for (const name of ["street", "houseNumber", "postalCode", "city", "country"]) {
         expect(p[name]).toMatchObject({ type: ["string", "null"], readOnly: true });
       }
@@ -224,11 +246,15 @@ describe("the Folio API's OpenAPI document", () => {
     });
   });
 
-  it("has a bearer JWT security scheme", () => {
-    expect(document.components.securitySchemes?.bearerAuth).toMatchObject({
-      type: "http",
-      scheme: "bearer",
-      bearerFormat: "JWT",
+  it("has an OAuth 2.0 security scheme listing every scope the operations need", () => {
+    expect(document.components.securitySchemes?.oauth2).toMatchObject({
+      type: "oauth2",
+      flows: {
+        clientCredentials: {
+          tokenUrl: "/oauth/token",
+          scopes: { "files:upload": "Create folders.", "project:read": "List the organisation's projects." },
+        },
+      },
     });
   });
 
@@ -241,6 +267,7 @@ describe("the Folio API's OpenAPI document", () => {
           count++;
           expect(jsonSchemaOf(response)).toEqual({ $ref: "#/components/schemas/ErrorEnvelope" });
           expect((response as ResponseObject).description).toMatch(/`[a-z_]+`: /);
+          expect((response as ResponseObject).headers?.["X-Request-Id"]).toMatchObject({ required: true });
         }
       }
     }
@@ -256,12 +283,12 @@ describe("the Folio API's OpenAPI document", () => {
   });
 
   it("describes operations, tags and schemas with the proto comments", () => {
-    const create = operation("/api/v1/folders", "post");
+    const create = operation("/folders", "post");
     expect(create.summary).toBe("Create folder");
     expect(create.operationId).toBe("FolderService_CreateFolder");
     expect(create.tags).toEqual(["FolderService"]);
     expect(create.description).toContain("Creates a folder, at the top level or under a parent folder");
-    expect(operation("/api/v1/projects", "get").summary).toBe("List projects");
+    expect(operation("/projects", "get").summary).toBe("List projects");
     expect(document.tags).toContainEqual({
       name: "FolderService",
       description: "Manages the folders of an organisation's workspace.",
