@@ -1,6 +1,7 @@
 import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { BadRequestSchema, ErrorInfoSchema, requiredScope } from "@folio/proto";
+import { BadRequestSchema, ErrorInfoSchema } from "@folio/googleapis";
+import { requiredScope } from "@folio/proto";
 
 /** A failed call, told in plain words: what went wrong overall and next to which field. */
 export interface ErrorReport {

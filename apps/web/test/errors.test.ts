@@ -1,6 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { BadRequestSchema, ErrorInfoSchema, FolderService, ProjectService } from "@folio/proto";
+import { BadRequestSchema, ErrorInfoSchema } from "@folio/googleapis";
+import { FolderService, ProjectService } from "@folio/proto";
 import { describe, expect, it } from "vitest";
 import { describeError, isTransient } from "../src/errors.js";
 
