@@ -10,9 +10,5 @@ export {
   HealthCheckResponse_ServingStatus as ServingStatus,
   type HealthListResponse,
 } from "./gen/grpc/health/v1/health_pb.js";
-export {
-  type HealthServiceOptions,
-  type HealthStatuses,
-  healthServices,
-  registerHealthService,
-} from "./health-service.js";
+export { healthServices, registerHealthService } from "./health-service.js";
+export { HealthStatuses } from "./health-statuses.js";
