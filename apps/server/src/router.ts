@@ -2,6 +2,7 @@ import { type ConnectRouter, createConnectRouter, type Interceptor } from "@conn
 import type { AccessTokenVerifier } from "@folio/auth";
 import { callerKey, createAuthInterceptor } from "@folio/auth";
 import type { Db } from "@folio/db";
+import { type HealthStatuses, healthServices, registerHealthService } from "@folio/grpc-health";
 import { reflectionServices, registerServerReflection } from "@folio/grpc-reflection";
 import { FolderService, ProjectService } from "@folio/proto";
 import { createRateLimitInterceptor, type RateLimiter } from "@folio/rate-limit";
@@ -23,6 +24,8 @@ export interface RouterDependencies {
   readonly logger: Logger;
   /** The largest request message, counted after decompression. */
   readonly maxRequestBodyBytes: number;
+  /** What grpc.health.v1.Health answers. */
+  readonly health: HealthStatuses;
 }
 
 /**
@@ -37,15 +40,16 @@ export function createRouter(deps: RouterDependencies): ConnectRouter {
   });
   router.service(FolderService, createFolderService(deps.db));
   router.service(ProjectService, createProjectService(deps.db, deps.pageTokens));
-  registerServerReflection(router, { services });
+  registerHealthService(router, deps.health);
+  registerServerReflection(router, { services: [...services, ...healthServices] });
   return router;
 }
 
 /**
  * The interceptors every call passes, outermost first, and why in this order:
  * 1. errors: sees every failure, the others' included, and turns it into the code the client gets;
- * 2. auth: the token and the method's scope, before anything is spent on the call (reflection is
- *    public: gRPC tooling lists the API without a token);
+ * 2. auth: the token and the method's scope, before anything is spent on the call (reflection and
+ *    health are public: gRPC tooling lists the API, and load balancers probe it, without a token);
  * 3. rate limit: charges the caller that auth established; an unauthenticated call is never
  *    counted against anyone.
  * 4. cancelled calls: a call whose client has gone by now does not reach the service.
@@ -57,7 +61,7 @@ function interceptorChain(deps: RouterDependencies): Interceptor[] {
     createAuthInterceptor({
       verify: deps.verify,
       requiredScope: restApi.requiredScope,
-      publicServices: reflectionServices,
+      publicServices: [...reflectionServices, ...healthServices],
     }),
   ];
   if (deps.limiter !== undefined) {

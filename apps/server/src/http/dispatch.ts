@@ -6,8 +6,10 @@ import { respond } from "./respond.js";
 export interface Routes {
   /** CORS: adds its headers for an allowed origin; true when it answered a preflight. */
   readonly cors: (req: Parameters<NodeHandler>[0], res: Parameters<NodeHandler>[1]) => boolean;
-  /** `GET /healthz`. */
-  readonly health: NodeHandler;
+  /** `GET /healthz`: liveness. */
+  readonly liveness: NodeHandler;
+  /** `GET /readyz`: readiness. */
+  readonly readiness: NodeHandler;
   /** The public keys of development mode's tokens, `GET /.well-known/jwks.json`; absent otherwise. */
   readonly jwks: object | undefined;
   /** Development mode's OAuth 2.0 token endpoint, `POST /oauth/token`; absent otherwise. */
@@ -31,7 +33,11 @@ export function createDispatch(routes: Routes): NodeHandler {
     if (routes.cors(req, res)) return;
     const path = (req.url ?? "/").split("?", 1)[0];
     if (req.method === "GET" && path === "/healthz") {
-      routes.health(req, res);
+      routes.liveness(req, res);
+      return;
+    }
+    if (req.method === "GET" && path === "/readyz") {
+      routes.readiness(req, res);
       return;
     }
     if (req.method === "GET" && path === "/.well-known/jwks.json" && jwksBody !== undefined) {
