@@ -19,7 +19,9 @@ import { requestContextValues } from "./http/request-id.js";
 import { withRequestLog } from "./http/request-log.js";
 import { loadWebApp } from "./http/web-app.js";
 import { scheduleIdempotencyPurge } from "./idempotency-purge.js";
+import { createMetrics, type Metrics } from "./metrics.js";
 import { createFolioOpenApiDocument } from "./openapi-document.js";
+import { countingQueryErrors } from "./query-error-counter.js";
 import { createRateLimiting } from "./rate-limiter.js";
 import { monitorReadiness, type Readiness } from "./readiness.js";
 import { createRouter } from "./router.js";
@@ -33,6 +35,8 @@ export interface App {
   readonly developmentIssuer: DevelopmentIssuer | undefined;
   /** Where the data lives: the configured PostgreSQL, or the embedded one. */
   readonly database: { readonly embedded: boolean; readonly url: string };
+  /** The Prometheus metrics, served on their own port by main.ts. */
+  readonly metrics: Metrics;
   /** Whether this instance should get traffic (`/readyz`, gRPC health). */
   readonly readiness: Readiness;
   /** Deletes expired idempotency keys now (the server does it hourly); returns how many. */
@@ -55,7 +59,8 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     restApi.requiredScope,
   );
   const database = await openDatabase(config, logger);
-  const { db } = database;
+  const metrics = createMetrics({ poolStats: () => database.db.poolStats() });
+  const db = countingQueryErrors(database.db, (reason) => metrics.queryFailed(reason));
   const tokens = await createAccessTokens(config);
   if (tokens.developmentIssuer !== undefined) await seedDemoProjects(db, logger);
   if (config.pageTokenSecret === undefined && config.auth.mode !== "development") {
@@ -77,6 +82,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     logger,
     maxRequestBodyBytes: config.maxRequestBodyBytes,
     health,
+    metrics,
   });
   const rest = createHttpTranscoder({
     handlers: router.handlers,
@@ -96,6 +102,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   });
   const handler = withRequestLog(
     logger,
+    metrics,
     createDispatch({
       cors: createCors(config.corsAllowedOrigins),
       liveness,
@@ -121,6 +128,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     db,
     developmentIssuer: tokens.developmentIssuer,
     database: { embedded: database.embedded, url: database.url },
+    metrics,
     readiness,
     purgeExpiredIdempotencyKeys: () => db.idempotencyKeys.purgeExpired(),
     beginShutdown: () => readiness.beginShutdown(),

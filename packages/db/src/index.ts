@@ -26,3 +26,4 @@ export {
   pendingMigrations,
 } from "./migrate.js";
 export type { NewProject, ProjectFilters, ProjectPageQuery, ProjectQueries } from "./projects.js";
+export { traceQueries } from "./tracing.js";

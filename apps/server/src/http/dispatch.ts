@@ -1,5 +1,6 @@
 import { DEVELOPMENT_TOKEN_PATH } from "./development-token.js";
 import type { NodeHandler } from "./listen.js";
+import { factsOf, rpcProtocolOf } from "./request-facts.js";
 import { respond } from "./respond.js";
 
 /** The handlers of the server's paths, each of one job. */
@@ -26,34 +27,53 @@ export interface Routes {
   readonly connect: NodeHandler;
 }
 
-/** Sends each request to the handler of its path. */
+/**
+ * Sends each request to the handler of its path, and notes in the request's facts which protocol
+ * it speaks, or which of the server's own routes it reached.
+ */
 export function createDispatch(routes: Routes): NodeHandler {
   const jwksBody = routes.jwks === undefined ? undefined : JSON.stringify(routes.jwks);
   return (req, res) => {
     if (routes.cors(req, res)) return;
     const path = (req.url ?? "/").split("?", 1)[0];
+    const facts = factsOf(req);
+    const route = (name: string) => {
+      if (facts !== undefined) facts.method = name;
+    };
     if (req.method === "GET" && path === "/healthz") {
+      route("healthz");
       routes.liveness(req, res);
       return;
     }
     if (req.method === "GET" && path === "/readyz") {
+      route("readyz");
       routes.readiness(req, res);
       return;
     }
     if (req.method === "GET" && path === "/.well-known/jwks.json" && jwksBody !== undefined) {
+      route("jwks");
       respond(res, 200, "application/jwk-set+json", jwksBody);
       return;
     }
     if (path === DEVELOPMENT_TOKEN_PATH && routes.developmentToken !== undefined) {
+      route("dev-token");
       routes.developmentToken(req, res);
       return;
     }
-    if (routes.docs(req, res)) return;
-    if (routes.webApp?.(req, res)) return;
+    if (routes.docs(req, res)) {
+      route("docs");
+      return;
+    }
+    if (routes.webApp?.(req, res)) {
+      route("web");
+      return;
+    }
     if (path?.startsWith("/api/")) {
+      if (facts !== undefined) facts.protocol = "rest";
       routes.rest(req, res);
       return;
     }
+    if (facts !== undefined) facts.protocol = rpcProtocolOf(req);
     routes.connect(req, res);
   };
 }
