@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
@@ -174,6 +175,10 @@ export async function listen(
       }, timeoutMs);
       timer.unref();
       await closed;
+      // The listener reports closed before its last sockets emit `close`; wait for them, so that
+      // every request's own `close` (and its log line) has happened when this resolves.
+      await Promise.all([...sockets].map((socket) => once(socket, "close")));
+      await new Promise((resolve) => setImmediate(resolve));
       clearTimeout(timer);
       clearInterval(closeIdle);
       h1.close();
