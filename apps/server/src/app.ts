@@ -8,18 +8,22 @@ import { restApi, services } from "./api.js";
 import { openDatabase } from "./database.js";
 import { DEMO_ORG_ID, DEMO_USER_ID, seedDemoProjects } from "./demo.js";
 import type { Config } from "./env.js";
+import { healthFollowing } from "./health-statuses.js";
 import { createConnectHandler } from "./http/connect-handler.js";
 import { createCors } from "./http/cors.js";
 import { createDevelopmentTokenEndpoint } from "./http/development-token.js";
 import { createDispatch } from "./http/dispatch.js";
-import { liveness } from "./http/health.js";
+import { liveness, readinessHandler } from "./http/health.js";
 import type { NodeHandler } from "./http/listen.js";
 import { requestContextValues } from "./http/request-id.js";
 import { withRequestLog } from "./http/request-log.js";
 import { loadWebApp } from "./http/web-app.js";
 import { scheduleIdempotencyPurge } from "./idempotency-purge.js";
+import { createMetrics, type Metrics } from "./metrics.js";
 import { createFolioOpenApiDocument } from "./openapi-document.js";
+import { countingQueryErrors } from "./query-error-counter.js";
 import { createRateLimiting } from "./rate-limiter.js";
+import { monitorReadiness, type Readiness } from "./readiness.js";
 import { createRouter } from "./router.js";
 import { createPageTokens } from "./services/page-token.js";
 
@@ -31,8 +35,16 @@ export interface App {
   readonly developmentIssuer: DevelopmentIssuer | undefined;
   /** Where the data lives: the configured PostgreSQL, or the embedded one. */
   readonly database: { readonly embedded: boolean; readonly url: string };
+  /** The Prometheus metrics, served on their own port by main.ts. */
+  readonly metrics: Metrics;
+  /** Whether this instance should get traffic (`/readyz`, gRPC health). */
+  readonly readiness: Readiness;
   /** Deletes expired idempotency keys now (the server does it hourly); returns how many. */
   purgeExpiredIdempotencyKeys(): Promise<number>;
+  /** A shutdown begins: `/readyz` and gRPC health say NOT_SERVING from now on; requests are still served. */
+  beginShutdown(): void;
+  /** Ends the streams that never end by themselves (gRPC health Watch), so that connections can drain. */
+  endStreams(): void;
   close(): Promise<void>;
 }
 
@@ -47,7 +59,8 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     restApi.requiredScope,
   );
   const database = await openDatabase(config, logger);
-  const { db } = database;
+  const metrics = createMetrics({ poolStats: () => database.db.poolStats() });
+  const db = countingQueryErrors(database.db, (reason) => metrics.queryFailed(reason));
   const tokens = await createAccessTokens(config);
   if (tokens.developmentIssuer !== undefined) await seedDemoProjects(db, logger);
   if (config.pageTokenSecret === undefined && config.auth.mode !== "development") {
@@ -57,6 +70,9 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   }
   const rateLimiting = await createRateLimiting(config, logger);
   const purge = scheduleIdempotencyPurge(db, logger);
+  const readiness = monitorReadiness({ db, logger });
+  await readiness.check();
+  const health = healthFollowing(readiness, services);
 
   const router = createRouter({
     db,
@@ -65,6 +81,8 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     limiter: rateLimiting.limiter,
     logger,
     maxRequestBodyBytes: config.maxRequestBodyBytes,
+    health,
+    metrics,
   });
   const rest = createHttpTranscoder({
     handlers: router.handlers,
@@ -84,9 +102,11 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   });
   const handler = withRequestLog(
     logger,
+    metrics,
     createDispatch({
       cors: createCors(config.corsAllowedOrigins),
-      health: liveness,
+      liveness,
+      readiness: readinessHandler(readiness),
       jwks: tokens.developmentIssuer?.jwks,
       developmentToken:
         tokens.developmentIssuer === undefined
@@ -108,8 +128,14 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     db,
     developmentIssuer: tokens.developmentIssuer,
     database: { embedded: database.embedded, url: database.url },
+    metrics,
+    readiness,
     purgeExpiredIdempotencyKeys: () => db.idempotencyKeys.purgeExpired(),
+    beginShutdown: () => readiness.beginShutdown(),
+    endStreams: () => health.endWatches(),
     async close() {
+      readiness.stop();
+      health.endWatches();
       purge.stop();
       await rateLimiting.close();
       await database.close();

@@ -13,7 +13,11 @@ export interface Config {
   readonly logLevel: string;
   readonly production: boolean;
   readonly auth: AuthConfig;
+  /** On SIGTERM/SIGINT: how long new connections are still accepted once readiness says no. */
+  readonly shutdownGraceMs: number;
   readonly shutdownTimeoutMs: number;
+  /** Where `/metrics` is served; undefined: nowhere (METRICS_PORT=off). */
+  readonly metrics: { readonly host: string; readonly port: number } | undefined;
   /** Key of page-token signatures; undefined: a random key per process. */
   readonly pageTokenSecret: string | undefined;
   readonly rateLimit: RateLimitConfig;
@@ -106,7 +110,9 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     production,
     auth: loadAuthConfig(env, production),
+    shutdownGraceMs: integer(env, "SHUTDOWN_GRACE_MS", 5_000, 0, 600_000),
     shutdownTimeoutMs: integer(env, "SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
+    metrics: loadMetricsConfig(env),
     pageTokenSecret: loadPageTokenSecret(env),
     rateLimit: loadRateLimitConfig(env),
     connections: loadConnectionLimits(env),
@@ -155,6 +161,17 @@ function loadCorsAllowedOrigins(env: Env): string[] {
     }
   }
   return origins;
+}
+
+/** The Prometheus exporter's default port, so that scrape configs written for it find Folio too. */
+const DEFAULT_METRICS_PORT = 9464;
+
+function loadMetricsConfig(env: Env): Config["metrics"] {
+  if (text(env, "METRICS_PORT")?.toLowerCase() === "off") return undefined;
+  return {
+    host: text(env, "METRICS_HOST") ?? "127.0.0.1",
+    port: integer(env, "METRICS_PORT", DEFAULT_METRICS_PORT, 0, 65_535),
+  };
 }
 
 function loadPageTokenSecret(env: Env): string | undefined {

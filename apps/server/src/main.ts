@@ -5,6 +5,8 @@ import { createApp } from "./app.js";
 import { DEMO_ORG_ID, DEMO_USER_ID } from "./demo.js";
 import { type Config, ConfigError, loadConfig } from "./env.js";
 import { listen } from "./http/listen.js";
+import { serveMetrics } from "./http/metrics-listener.js";
+import { startTracing, traceContextMixin, tracingRequested } from "./tracing.js";
 
 function configOrExit(): Config {
   try {
@@ -19,10 +21,24 @@ function configOrExit(): Config {
 }
 
 const config = configOrExit();
-const logger = pino({ level: config.logLevel, base: { service: "folio" } });
+const logger = pino({ level: config.logLevel, base: { service: "folio" }, mixin: traceContextMixin });
+
+/** Resolves after `ms`, or at once when `interrupted` is. */
+function pause(ms: number, interrupted: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([new Promise<void>((done) => (timer = setTimeout(done, ms))), interrupted]).finally(
+    () => clearTimeout(timer),
+  );
+}
 
 try {
+  // Before anything else, so that every request and query is traced.
+  const tracing = tracingRequested() ? await startTracing() : undefined;
+  if (tracing !== undefined) logger.info("tracing on (OpenTelemetry, configured by the OTEL_* variables)");
   const app = await createApp(config, logger);
+  const metrics =
+    config.metrics === undefined ? undefined : await serveMetrics(app.metrics.registry, config.metrics);
+  if (metrics !== undefined) logger.info({ url: metrics.url }, "metrics listening");
   const server = await listen(app.handler, {
     host: config.host,
     port: config.port,
@@ -61,14 +77,43 @@ try {
     );
   }
 
+  // SIGTERM/SIGINT: not ready at once (so load balancers stop sending), still serving for
+  // SHUTDOWN_GRACE_MS (while they notice), then draining: new connections refused, requests in
+  // flight finished within SHUTDOWN_TIMEOUT_MS, connections closed; then the pool; exit 0. A
+  // second signal skips what is left of the grace period.
   let stopping = false;
+  let skipGrace: () => void = () => undefined;
+  const graceSkipped = new Promise<void>((resolve) => {
+    skipGrace = resolve;
+  });
   const stop = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      skipGrace();
+      return;
+    }
     stopping = true;
-    logger.info({ signal }, "shutting down");
-    await server.close(config.shutdownTimeoutMs);
+    app.beginShutdown();
+    logger.info(
+      { signal, graceMs: config.shutdownGraceMs, timeoutMs: config.shutdownTimeoutMs },
+      "shutting down: not ready; still serving during the grace period",
+    );
+    await pause(config.shutdownGraceMs, graceSkipped);
+    logger.info("draining: new connections refused, requests in flight finishing");
+    app.endStreams();
+    const { cutConnections } = await server.close(config.shutdownTimeoutMs);
+    if (cutConnections > 0) {
+      logger.warn(
+        { cutConnections, timeoutMs: config.shutdownTimeoutMs },
+        "shutdown timeout reached: connections with requests in flight were cut",
+      );
+    }
     await app.close();
+    await metrics?.close();
+    await tracing
+      ?.shutdown()
+      .catch((error: unknown) => logger.warn({ err: error }, "flushing traces failed"));
     logger.info("stopped");
+    logger.flush();
     process.exit(0);
   };
   process.on("SIGINT", () => void stop("SIGINT"));

@@ -2,6 +2,7 @@ import { type ConnectRouter, createConnectRouter, type Interceptor } from "@conn
 import type { AccessTokenVerifier } from "@folio/auth";
 import { callerKey, createAuthInterceptor } from "@folio/auth";
 import type { Db } from "@folio/db";
+import { type HealthStatuses, healthServices, registerHealthService } from "@folio/grpc-health";
 import { reflectionServices, registerServerReflection } from "@folio/grpc-reflection";
 import { FolderService, ProjectService } from "@folio/proto";
 import { createRateLimitInterceptor, type RateLimiter } from "@folio/rate-limit";
@@ -10,6 +11,8 @@ import { restApi, services } from "./api.js";
 import { createCancelledCallInterceptor } from "./cancelled-call-interceptor.js";
 import { connectRequestOptions } from "./connect-request-options.js";
 import { createErrorInterceptor } from "./error-interceptor.js";
+import type { Metrics } from "./metrics.js";
+import { createOutcomeInterceptor } from "./outcome-interceptor.js";
 import { createFolderService } from "./services/folders.js";
 import type { PageTokens } from "./services/page-token.js";
 import { createProjectService } from "./services/projects.js";
@@ -23,6 +26,9 @@ export interface RouterDependencies {
   readonly logger: Logger;
   /** The largest request message, counted after decompression. */
   readonly maxRequestBodyBytes: number;
+  /** What grpc.health.v1.Health answers. */
+  readonly health: HealthStatuses;
+  readonly metrics: Metrics;
 }
 
 /**
@@ -35,17 +41,25 @@ export function createRouter(deps: RouterDependencies): ConnectRouter {
     interceptors: interceptorChain(deps),
     ...connectRequestOptions(deps.maxRequestBodyBytes),
   });
-  router.service(FolderService, createFolderService(deps.db));
+  router.service(
+    FolderService,
+    createFolderService(deps.db, {
+      replayed: () => deps.metrics.idempotencyReplayed(),
+      conflicted: (reason) => deps.metrics.idempotencyConflicted(reason),
+    }),
+  );
   router.service(ProjectService, createProjectService(deps.db, deps.pageTokens));
-  registerServerReflection(router, { services });
+  registerHealthService(router, deps.health);
+  registerServerReflection(router, { services: [...services, ...healthServices] });
   return router;
 }
 
 /**
  * The interceptors every call passes, outermost first, and why in this order:
+ * 0. outcome: notes the method and the code the client gets, for the access log, metrics, trace;
  * 1. errors: sees every failure, the others' included, and turns it into the code the client gets;
- * 2. auth: the token and the method's scope, before anything is spent on the call (reflection is
- *    public: gRPC tooling lists the API without a token);
+ * 2. auth: the token and the method's scope, before anything is spent on the call (reflection and
+ *    health are public: gRPC tooling lists the API, and load balancers probe it, without a token);
  * 3. rate limit: charges the caller that auth established; an unauthenticated call is never
  *    counted against anyone.
  * 4. cancelled calls: a call whose client has gone by now does not reach the service.
@@ -53,11 +67,12 @@ export function createRouter(deps: RouterDependencies): ConnectRouter {
  */
 function interceptorChain(deps: RouterDependencies): Interceptor[] {
   const chain: Interceptor[] = [
+    createOutcomeInterceptor(),
     createErrorInterceptor(deps.logger),
     createAuthInterceptor({
       verify: deps.verify,
       requiredScope: restApi.requiredScope,
-      publicServices: reflectionServices,
+      publicServices: [...reflectionServices, ...healthServices],
     }),
   ];
   if (deps.limiter !== undefined) {
@@ -69,6 +84,7 @@ function interceptorChain(deps: RouterDependencies): Interceptor[] {
           return caller === undefined ? undefined : { org: caller.orgId, token: caller.tokenId };
         },
         onError: (error) => deps.logger.warn({ err: error }, "rate limiter unavailable; request not limited"),
+        onRefused: (decision) => deps.metrics.rateLimitRefused(decision.policy),
       }),
     );
   }

@@ -56,8 +56,21 @@ describe("configuration", () => {
     );
   });
 
+  it("serves metrics on 127.0.0.1:9464 unless METRICS_PORT=off, and waits 5 s before refusing connections on shutdown", () => {
+    const config = loadConfig({});
+    expect(config.metrics).toEqual({ host: "127.0.0.1", port: 9464 });
+    expect(config.shutdownGraceMs).toBe(5000);
+    expect(loadConfig({ METRICS_PORT: "off" }).metrics).toBeUndefined();
+    expect(loadConfig({ METRICS_HOST: "0.0.0.0", METRICS_PORT: "0" }).metrics).toEqual({
+      host: "0.0.0.0",
+      port: 0,
+    });
+  });
+
   it.each([
     [{ PORT: "http" }, "PORT"],
+    [{ METRICS_PORT: "on" }, "METRICS_PORT"],
+    [{ SHUTDOWN_GRACE_MS: "-1" }, "SHUTDOWN_GRACE_MS"],
     [{ PORT: "70000" }, "PORT"],
     [{ LOG_LEVEL: "loud" }, "LOG_LEVEL"],
     [{ DATABASE_URL: "mysql://localhost/folio" }, "DATABASE_URL"],

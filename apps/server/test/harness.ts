@@ -14,6 +14,7 @@ import { pino } from "pino";
 import { type App, createApp } from "../src/app.js";
 import { loadConfig } from "../src/env.js";
 import { type Listening, listen } from "../src/http/listen.js";
+import { traceContextMixin } from "../src/tracing.js";
 
 /** The three protocols every RPC is served on, with a Node client transport for each. */
 export const PROTOCOLS = ["connect", "grpc", "grpc-web"] as const;
@@ -70,7 +71,8 @@ export async function startTestServer(
     log === undefined
       ? pino({ level: "silent" })
       : pino(
-          { level: "info" },
+          // As main.ts logs: with the trace context of the request a line is written under.
+          { level: "info", mixin: traceContextMixin },
           { write: (line: string) => log(JSON.parse(line) as Record<string, unknown>) },
         );
   const app = await createApp(config, logger);

@@ -12,7 +12,7 @@ afterAll(async () => {
 });
 
 describe("gRPC server reflection", () => {
-  it("lists the Folio services without credentials, so grpcurl and buf curl need no proto files", async () => {
+  it("lists the Folio services and gRPC health without credentials, so grpcurl and buf curl need no proto files", async () => {
     const reflection = createClient(ServerReflection, server.transport("grpc"));
     async function* requests() {
       yield { messageRequest: { case: "listServices" as const, value: "" } };
@@ -27,7 +27,9 @@ describe("gRPC server reflection", () => {
       list?.messageResponse.case === "listServicesResponse"
         ? list.messageResponse.value.service.map((s) => s.name)
         : [];
-    expect(names).toEqual(expect.arrayContaining(["folio.v1.FolderService", "folio.v1.ProjectService"]));
+    expect(names).toEqual(
+      expect.arrayContaining(["folio.v1.FolderService", "folio.v1.ProjectService", "grpc.health.v1.Health"]),
+    );
     expect(file?.messageResponse.case).toBe("fileDescriptorResponse");
   });
 });

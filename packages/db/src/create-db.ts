@@ -5,6 +5,7 @@ import { DatabaseUnavailableError, rethrowMapped } from "./database-errors.js";
 import { type FolderQueries, folderQueries } from "./folders.js";
 import { PrismaClient } from "./gen/prisma/client.js";
 import { type IdempotencyKeyQueries, idempotencyKeyQueries } from "./idempotency-keys.js";
+import { pendingMigrations } from "./migrate.js";
 import { type ProjectQueries, projectQueries } from "./projects.js";
 
 /** Options of {@link createDb}. */
@@ -49,6 +50,8 @@ export interface Db extends Queries {
   transaction<T>(work: (tx: Queries) => Promise<T>): Promise<T>;
   /** True when the database answers a query now. */
   ping(): Promise<boolean>;
+  /** Names of this package's migrations the database has not applied; rejects when it cannot be queried. */
+  pendingMigrations(): Promise<string[]>;
   poolStats(): PoolStats;
   /** Closes every connection of the pool. */
   close(): Promise<void>;
@@ -118,6 +121,7 @@ export function createDb(url: string, options: CreateDbOptions): Db {
         return false;
       }
     },
+    pendingMigrations: () => pendingMigrations(pool),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {
       await prisma.$disconnect();

@@ -23,5 +23,7 @@ export {
   type ApplyMigrationsResult,
   applyMigrations,
   migrationsDir,
+  pendingMigrations,
 } from "./migrate.js";
 export type { NewProject, ProjectFilters, ProjectPageQuery, ProjectQueries } from "./projects.js";
+export { traceQueries } from "./tracing.js";

@@ -92,6 +92,32 @@ export async function applyMigrations(
   }
 }
 
+/** Something to run queries on: a `pg.Pool` or `pg.Client`. */
+type Queryable = Pick<pg.Pool, "query">;
+
+/** SQLSTATE of a missing table: no migration was ever applied. */
+const UNDEFINED_TABLE = "42P01";
+
+/**
+ * Names of the migrations in `directory` that the database reached by `db` has not applied (none
+ * when its schema is current), for readiness checks: one small query, no lock, nothing written.
+ * Rejects when the database cannot be queried.
+ */
+export async function pendingMigrations(db: Queryable, directory: string = migrationsDir): Promise<string[]> {
+  const local = await readMigrations(directory);
+  let applied: Set<string>;
+  try {
+    const { rows } = await db.query<{ migration_name: string }>(
+      `SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+    );
+    applied = new Set(rows.map((row) => row.migration_name));
+  } catch (error) {
+    if ((error as { code?: unknown }).code === UNDEFINED_TABLE) applied = new Set();
+    else throw error;
+  }
+  return local.map((migration) => migration.name).filter((name) => !applied.has(name));
+}
+
 async function applyPending(
   client: pg.Client,
   local: LocalMigration[],

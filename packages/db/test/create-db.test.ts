@@ -54,6 +54,10 @@ describe("createDb", () => {
   it("answers a ping while the database is up", async () => {
     expect(await db.ping()).toBe(true);
   });
+
+  it("has no pending migrations once they are applied", async () => {
+    expect(await db.pendingMigrations()).toEqual([]);
+  });
 });
 
 describe("folders.create", () => {

@@ -9,7 +9,7 @@ import { promisify } from "node:util";
 import { createTestDatabase, type TestDatabase } from "@folio/test-support";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { applyMigrations, migrationsDir } from "../src/index.js";
+import { applyMigrations, migrationsDir, pendingMigrations } from "../src/index.js";
 
 const run = promisify(execFile);
 
@@ -252,5 +252,34 @@ describe("applyMigrations", () => {
       { migration_name: "20260102000000_after", count: "1" },
     ]);
     expect(await query("SELECT id FROM raced")).toEqual([{ id: 1 }]);
+  });
+});
+
+describe("pendingMigrations", () => {
+  it("names every migration of an empty database, then none once they are applied, then a new one", async () => {
+    const directory = await writeMigrations({ "20260101000000_first": "CREATE TABLE first (a int);" });
+    const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+    try {
+      expect(await pendingMigrations(pool, directory)).toEqual(["20260101000000_first"]);
+      await applyMigrations(database.url, { migrationsDir: directory, log: silent });
+      expect(await pendingMigrations(pool, directory)).toEqual([]);
+      await mkdir(join(directory, "20260102000000_second"));
+      await writeFile(
+        join(directory, "20260102000000_second", "migration.sql"),
+        "CREATE TABLE second (a int);",
+      );
+      expect(await pendingMigrations(pool, directory)).toEqual(["20260102000000_second"]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("rejects when the database cannot be queried", async () => {
+    const pool = new pg.Pool({ connectionString: "postgres://postgres@127.0.0.1:1/postgres", max: 1 });
+    try {
+      await expect(pendingMigrations(pool)).rejects.toThrow();
+    } finally {
+      await pool.end();
+    }
   });
 });

@@ -18,6 +18,8 @@ export interface RateLimitInterceptorOptions {
   readonly keys: (req: UnaryRequest | StreamRequest) => RateLimitKeys | undefined;
   /** Told when the limiter itself fails (the call then proceeds unlimited): log it, alert on it. */
   readonly onError?: (error: unknown) => void;
+  /** Told of each refused call, with the decision (its `policy` names the exhausted quota): count it. */
+  readonly onRefused?: (decision: RateLimitDecision) => void;
 }
 
 /**
@@ -46,6 +48,7 @@ export function createRateLimitInterceptor(options: RateLimitInterceptorOptions)
     }
     const headers = rateLimitHeaders(decision, options.limiter.rules);
     if (!decision.allowed) {
+      options.onRefused?.(decision);
       const wait = decision.retryAfterSeconds ?? 1;
       headers.set("retry-after", String(wait));
       throw new ConnectError(

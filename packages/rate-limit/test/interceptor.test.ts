@@ -31,7 +31,11 @@ const keys: RateLimitInterceptorOptions["keys"] = (req) => {
 };
 
 /** A ProjectService client over an in-process router: auth, then the rate limit, then the handler. */
-function clientWith(limiter: Pick<RateLimiter, "consume" | "rules">, onError?: (error: unknown) => void) {
+function clientWith(
+  limiter: Pick<RateLimiter, "consume" | "rules">,
+  onError?: (error: unknown) => void,
+  onRefused?: RateLimitInterceptorOptions["onRefused"],
+) {
   const transport = createRouterTransport(
     (router) => {
       router.service(ProjectService, {
@@ -41,7 +45,7 @@ function clientWith(limiter: Pick<RateLimiter, "consume" | "rules">, onError?: (
         },
       });
     },
-    { router: { interceptors: [fakeAuth, createRateLimitInterceptor({ limiter, keys, onError })] } },
+    { router: { interceptors: [fakeAuth, createRateLimitInterceptor({ limiter, keys, onError, onRefused })] } },
   );
   return createClient(ProjectService, transport);
 }
@@ -91,6 +95,20 @@ describe("createRateLimitInterceptor", () => {
     // Another token of the same organisation still has its own quota.
     const other = await call(client, { ...caller, authorization: "Bearer b" });
     expect(other.error).toBeUndefined();
+  });
+
+  it("tells onRefused of each refusal and the policy exhausted, and of nothing else", async () => {
+    const refused: string[] = [];
+    const client = clientWith(createRateLimiter({ rules }), undefined, (decision) =>
+      refused.push(decision.policy),
+    );
+    const caller = { "x-org": randomUUID(), authorization: "Bearer a" };
+    await call(client, caller);
+    await call(client, caller);
+    expect(refused).toEqual([]);
+    await call(client, caller);
+    await call(client, caller);
+    expect(refused).toEqual(["token", "token"]);
   });
 
   it("leaves calls without keys unlimited", async () => {

@@ -3,6 +3,7 @@ import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import type { Logger } from "pino";
 import type { NodeHandler } from "./listen.js";
+import { factsOf } from "./request-facts.js";
 
 type NodeRequest = Parameters<NodeHandler>[0];
 
@@ -30,6 +31,9 @@ export function createConnectHandler(router: ConnectRouter, options: ConnectHand
       options.notFound(req, res);
       return;
     }
+    // Known before the interceptors run, for a request refused earlier (a payload that does not decode).
+    const facts = factsOf(req);
+    if (facts !== undefined) facts.method = handler.requestPath.slice(1);
     const request = universalRequestFromNodeRequest(req, res, undefined, options.contextValues(req));
     handler(request)
       .then((response) => universalResponseToNodeResponse(response, res))

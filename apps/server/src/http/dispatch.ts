@@ -1,13 +1,16 @@
 import { DEVELOPMENT_TOKEN_PATH } from "./development-token.js";
 import type { NodeHandler } from "./listen.js";
+import { factsOf, rpcProtocolOf } from "./request-facts.js";
 import { respond } from "./respond.js";
 
 /** The handlers of the server's paths, each of one job. */
 export interface Routes {
   /** CORS: adds its headers for an allowed origin; true when it answered a preflight. */
   readonly cors: (req: Parameters<NodeHandler>[0], res: Parameters<NodeHandler>[1]) => boolean;
-  /** `GET /healthz`. */
-  readonly health: NodeHandler;
+  /** `GET /healthz`: liveness. */
+  readonly liveness: NodeHandler;
+  /** `GET /readyz`: readiness. */
+  readonly readiness: NodeHandler;
   /** The public keys of development mode's tokens, `GET /.well-known/jwks.json`; absent otherwise. */
   readonly jwks: object | undefined;
   /** Development mode's OAuth 2.0 token endpoint, `POST /oauth/token`; absent otherwise. */
@@ -24,30 +27,53 @@ export interface Routes {
   readonly connect: NodeHandler;
 }
 
-/** Sends each request to the handler of its path. */
+/**
+ * Sends each request to the handler of its path, and notes in the request's facts which protocol
+ * it speaks, or which of the server's own routes it reached.
+ */
 export function createDispatch(routes: Routes): NodeHandler {
   const jwksBody = routes.jwks === undefined ? undefined : JSON.stringify(routes.jwks);
   return (req, res) => {
     if (routes.cors(req, res)) return;
     const path = (req.url ?? "/").split("?", 1)[0];
+    const facts = factsOf(req);
+    const route = (name: string) => {
+      if (facts !== undefined) facts.method = name;
+    };
     if (req.method === "GET" && path === "/healthz") {
-      routes.health(req, res);
+      route("healthz");
+      routes.liveness(req, res);
+      return;
+    }
+    if (req.method === "GET" && path === "/readyz") {
+      route("readyz");
+      routes.readiness(req, res);
       return;
     }
     if (req.method === "GET" && path === "/.well-known/jwks.json" && jwksBody !== undefined) {
+      route("jwks");
       respond(res, 200, "application/jwk-set+json", jwksBody);
       return;
     }
     if (path === DEVELOPMENT_TOKEN_PATH && routes.developmentToken !== undefined) {
+      route("dev-token");
       routes.developmentToken(req, res);
       return;
     }
-    if (routes.docs(req, res)) return;
-    if (routes.webApp?.(req, res)) return;
+    if (routes.docs(req, res)) {
+      route("docs");
+      return;
+    }
+    if (routes.webApp?.(req, res)) {
+      route("web");
+      return;
+    }
     if (path?.startsWith("/api/")) {
+      if (facts !== undefined) facts.protocol = "rest";
       routes.rest(req, res);
       return;
     }
+    if (facts !== undefined) facts.protocol = rpcProtocolOf(req);
     routes.connect(req, res);
   };
 }

@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
@@ -16,8 +17,13 @@ export type NodeHandler = (
 export interface Listening {
   readonly host: string;
   readonly port: number;
-  /** Stops accepting, lets requests in flight finish for up to `timeoutMs`, then cuts the rest. */
-  close(timeoutMs?: number): Promise<void>;
+  /**
+   * Drains: refuses new connections, sends HTTP/2 connections GOAWAY, closes idle HTTP/1.1
+   * connections and the others after their current response (`Connection: close`), lets requests
+   * in flight finish for up to `timeoutMs`, then cuts the connections left; resolves once every
+   * connection is closed, with how many were cut.
+   */
+  close(timeoutMs?: number): Promise<{ readonly cutConnections: number }>;
 }
 
 /** What one client may hold of the server, on HTTP/1.1 and HTTP/2 alike. */
@@ -73,9 +79,12 @@ export async function listen(
   // Responses under way per HTTP/1.1 connection, so that a parser error does not write a status
   // line into a response that has started.
   const responses = new WeakMap<net.Socket, http.ServerResponse>();
+  // Set by close(): every HTTP/1.1 connection then ends with its current response.
+  let closing = false;
   const serve: NodeHandler = (req, res) => {
     normalizeRequestTarget(req);
     if (res instanceof http.ServerResponse && res.socket !== null) {
+      if (closing) res.setHeader("connection", "close");
       const socket = res.socket as net.Socket;
       responses.set(socket, res);
       res.once("close", () => responses.delete(socket));
@@ -146,16 +155,34 @@ export async function listen(
     host: options.host,
     port: address.port,
     close: async (timeoutMs = 10_000) => {
+      closing = true;
       const closed = new Promise<void>((done) => front.close(() => done()));
-      h1.close();
+      // A response still to start says `Connection: close`, and Node ends its connection after it;
+      // one already started (a stream) leaves its connection idle when it ends, and idle
+      // connections are closed as they appear.
+      for (const socket of sockets) {
+        const response = responses.get(socket);
+        if (response !== undefined && !response.headersSent) response.setHeader("connection", "close");
+      }
       h1.closeIdleConnections();
+      const closeIdle = setInterval(() => h1.closeIdleConnections(), 100);
+      closeIdle.unref();
       for (const session of sessions) session.close();
+      let cutConnections = 0;
       const timer = setTimeout(() => {
+        cutConnections = sockets.size;
         for (const socket of sockets) socket.destroy();
       }, timeoutMs);
       timer.unref();
       await closed;
+      // The listener reports closed before its last sockets emit `close`; wait for them, so that
+      // every request's own `close` (and its log line) has happened when this resolves.
+      await Promise.all([...sockets].map((socket) => once(socket, "close")));
+      await new Promise((resolve) => setImmediate(resolve));
       clearTimeout(timer);
+      clearInterval(closeIdle);
+      h1.close();
+      return { cutConnections };
     },
   };
 }

@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createContextKey, createContextValues } from "@connectrpc/connect";
+import type { NodeHandler } from "./listen.js";
+import { factsOf, requestFactsKey } from "./request-facts.js";
 
 /** Header carrying the request id, on requests (optional) and on every response. */
 export const REQUEST_ID_HEADER = "x-request-id";
@@ -15,7 +17,9 @@ export function requestIdFor(incoming: string | string[] | undefined): string {
   return typeof incoming === "string" && ACCEPTABLE.test(incoming) ? incoming : randomUUID();
 }
 
-/** Context values of a request whose id {@link requestIdFor} put into its headers. */
-export function requestContextValues(req: { headers: Record<string, string | string[] | undefined> }) {
-  return createContextValues().set(requestIdKey, String(req.headers[REQUEST_ID_HEADER]));
+/** Context values of a request whose id {@link requestIdFor} put into its headers: the id and the request's facts. */
+export function requestContextValues(req: Parameters<NodeHandler>[0]) {
+  return createContextValues()
+    .set(requestIdKey, String(req.headers[REQUEST_ID_HEADER]))
+    .set(requestFactsKey, factsOf(req));
 }

@@ -11,7 +11,7 @@ import {
 } from "@folio/proto";
 import { type ValidCreateFolder, validateCreateFolder } from "./create-folder-request.js";
 import { errorWithReason } from "./error-details.js";
-import { fingerprint, type ResponseCodec, runOnce } from "./idempotency.js";
+import { fingerprint, type IdempotencyEvents, type ResponseCodec, runOnce } from "./idempotency.js";
 
 /** Visibility of every folder in v1. */
 const PRIVATE = "private";
@@ -27,7 +27,10 @@ const responseCodec: ResponseCodec<CreateFolderResponse> = {
  * FolderService: the checks run in the order the proto documents (validation, idempotency key,
  * parent, name clash); every query is scoped by the caller's org.
  */
-export function createFolderService(db: Db): ServiceImpl<typeof FolderService> {
+export function createFolderService(
+  db: Db,
+  idempotencyEvents?: IdempotencyEvents,
+): ServiceImpl<typeof FolderService> {
   return {
     async createFolder(request, context) {
       const caller = requireCaller(context);
@@ -45,8 +48,13 @@ export function createFolderService(db: Db): ServiceImpl<typeof FolderService> {
       const requestHash = fingerprint({ name: folder.name, parentId: folder.parentId, color: folder.color });
       // The folder and the remembered response commit together, or neither does.
       return db.transaction((tx) =>
-        runOnce(tx, scope, requestHash, responseCodec, async () =>
-          answer(await tx.folders.create(row), folder),
+        runOnce(
+          tx,
+          scope,
+          requestHash,
+          responseCodec,
+          async () => answer(await tx.folders.create(row), folder),
+          idempotencyEvents,
         ),
       );
     },

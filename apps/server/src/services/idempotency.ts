@@ -11,6 +11,14 @@ export function fingerprint(request: unknown): string {
   return createHash("sha256").update(JSON.stringify(request)).digest("hex");
 }
 
+/** Told what became of requests with a key, for metrics. */
+export interface IdempotencyEvents {
+  /** The remembered response was sent again. */
+  replayed(): void;
+  /** The request was refused: its key was used with another request, or that request still runs. */
+  conflicted(reason: "key_reused" | "in_progress"): void;
+}
+
 /** How a response is stored with its key and read back for a replay. */
 export interface ResponseCodec<R> {
   encode(response: R): Uint8Array;
@@ -29,10 +37,12 @@ export async function runOnce<R>(
   requestHash: string,
   codec: ResponseCodec<R>,
   work: () => Promise<R>,
+  events?: IdempotencyEvents,
 ): Promise<R> {
   // The lock is the running request's: it ends with that request's transaction or connection,
   // so a retry after one second is the truth, even when the first request's server died.
   if (!(await tx.idempotencyKeys.lock(scope))) {
+    events?.conflicted("in_progress");
     const error = errorWithReason(
       Code.Aborted,
       "a request with this idempotency key is still running; retry it shortly",
@@ -44,12 +54,14 @@ export async function runOnce<R>(
   const previous = await tx.idempotencyKeys.find(scope);
   if (previous !== undefined) {
     if (previous.requestHash !== requestHash) {
+      events?.conflicted("key_reused");
       throw errorWithReason(
         Code.AlreadyExists,
         "this idempotency key was used with a different request",
         "IDEMPOTENCY_KEY_REUSED",
       );
     }
+    events?.replayed();
     return codec.decode(previous.response);
   }
   const response = await work();

@@ -1,0 +1,103 @@
+import type { Db } from "@folio/db";
+import type { Logger } from "pino";
+
+/** Why the server is not ready, or `ready`. */
+export type ReadinessState = "ready" | "database-unreachable" | "migrations-pending" | "shutting-down";
+
+/** Whether this instance should be sent traffic, kept current by a check of the database every second. */
+export interface Readiness {
+  /** The state of the last check; `shutting-down` from {@link beginShutdown} on. */
+  readonly state: ReadinessState;
+  /** Calls `listener` with each new state. */
+  onChange(listener: (state: ReadinessState) => void): void;
+  /** Checks the database now (and at start-up, before serving). */
+  check(): Promise<ReadinessState>;
+  /** Not ready from now on, whatever the database says; the checks stop. */
+  beginShutdown(): void;
+  /** Stops the checks. */
+  stop(): void;
+}
+
+/** Options of {@link monitorReadiness}. */
+export interface ReadinessOptions {
+  readonly db: Pick<Db, "pendingMigrations">;
+  readonly logger: Logger;
+  /** Between the end of a check and the next (default 1 s). */
+  readonly intervalMs?: number;
+  /** A check that takes longer counts as the database unreachable (default 5 s). */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Checks the database in the background, one query at a time: probes (`/readyz`, gRPC health) read
+ * the last result and never reach the database themselves, however often they come. Ready means
+ * the database answers and every migration is applied.
+ */
+export function monitorReadiness(options: ReadinessOptions): Readiness {
+  const intervalMs = options.intervalMs ?? 1000;
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const listeners: ((state: ReadinessState) => void)[] = [];
+  let state: ReadinessState = "database-unreachable";
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  const become = (next: ReadinessState) => {
+    if (next === state) return;
+    const previous = state;
+    state = next;
+    if (next === "ready") options.logger.info({ previous }, "ready");
+    else options.logger.warn({ reason: next }, "not ready");
+    for (const listener of listeners) listener(next);
+  };
+
+  const databaseState = async (): Promise<ReadinessState> => {
+    let timeout: NodeJS.Timeout | undefined;
+    try {
+      const pending = await Promise.race([
+        options.db.pendingMigrations(),
+        new Promise<never>((_, reject) => {
+          timeout = setTimeout(() => reject(new Error("readiness check timed out")), timeoutMs);
+        }),
+      ]);
+      return pending.length === 0 ? "ready" : "migrations-pending";
+    } catch {
+      return "database-unreachable";
+    } finally {
+      clearTimeout(timeout);
+    }
+  };
+
+  const check = async (): Promise<ReadinessState> => {
+    const next = await databaseState();
+    if (!stopped) become(next);
+    return state;
+  };
+
+  const loop = () => {
+    timer = setTimeout(() => {
+      void check().finally(() => {
+        if (!stopped) loop();
+      });
+    }, intervalMs);
+    // The checks alone never keep the process alive.
+    timer.unref();
+  };
+  loop();
+
+  const stop = () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+  return {
+    get state() {
+      return state;
+    },
+    onChange: (listener) => listeners.push(listener),
+    check,
+    beginShutdown() {
+      stop();
+      become("shutting-down");
+    },
+    stop,
+  };
+}
