@@ -15,6 +15,8 @@ export interface FolioInstance {
   readonly name: string;
   readonly port: number;
   readonly url: string;
+  /** Where it serves `/metrics` (METRICS_PORT). */
+  readonly metricsUrl: string;
   readonly process: Supervised;
   /** Resident memory now, in bytes (Linux: /proc/<pid>/status). */
   rssBytes(): Promise<number>;
@@ -29,13 +31,22 @@ export async function startFolioInstance(options: {
   readonly env: Readonly<Record<string, string>>;
 }): Promise<FolioInstance> {
   const port = await freePort();
+  // Each instance serves its metrics on a port of its own (servers without metrics ignore it).
+  const metricsPort = await freePort();
   const child = startSupervised(
     "folio",
     process.execPath,
     [SERVER_MAIN],
     join(options.dir, `${options.name}.log`),
     {
-      env: { PATH: process.env.PATH ?? "", ...options.env, HOST: "127.0.0.1", PORT: String(port) },
+      env: {
+        PATH: process.env.PATH ?? "",
+        ...options.env,
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        METRICS_HOST: "127.0.0.1",
+        METRICS_PORT: String(metricsPort),
+      },
     },
   );
   const url = `http://127.0.0.1:${port}`;
@@ -52,6 +63,7 @@ export async function startFolioInstance(options: {
     name: options.name,
     port,
     url,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     process: child,
     rssBytes: () => rssBytes(child.pid),
     stop: (timeoutMs = 30_000) => child.stop("SIGTERM", timeoutMs),

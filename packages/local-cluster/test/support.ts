@@ -23,6 +23,7 @@ export function clusterUnavailable(): string | undefined {
 export interface Reply {
   readonly status: number;
   readonly headers: Headers;
+  /** The parsed body of a JSON response, else the text (HAProxy's own error pages are HTML). */
   // biome-ignore lint/suspicious/noExplicitAny: JSON bodies of several shapes, read by the tests.
   readonly json: any;
   /** `folio1`, `folio2`, ...: HAProxy's X-Folio-Instance header. */
@@ -50,7 +51,7 @@ export async function rest(
   return {
     status: response.status,
     headers: response.headers,
-    json: text === "" ? undefined : JSON.parse(text),
+    json: response.headers.get("content-type")?.startsWith("application/json") ? JSON.parse(text) : text,
     instance: response.headers.get("x-folio-instance"),
   };
 }
