@@ -25,3 +25,9 @@ export {
   migrationsDir,
 } from "./migrate.js";
 export type { NewProject, ProjectFilters, ProjectPageQuery, ProjectQueries } from "./projects.js";
+export {
+  checkSessionTimeouts,
+  type SessionTimeouts,
+  sessionTimeouts,
+  type TimeoutMismatch,
+} from "./session-settings.js";

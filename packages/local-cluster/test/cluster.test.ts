@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
+import { readFile } from "node:fs/promises";
 import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
+import { checkSessionTimeouts, sessionTimeouts } from "@folio/db";
 import { FolderService, ProjectService } from "@folio/proto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -110,16 +112,15 @@ describe.skipIf(unavailable !== undefined)(
       for (const migration of migrations) expect(migration).toMatchObject({ n: 1, unfinished: 0 });
 
       // pg asks for statement_timeout and lock_timeout in the startup packet, which PgBouncer drops:
-      // the database's own settings are what a connection through PgBouncer gets.
-      const client = new pg.Client({ connectionString: cluster.pgbouncer.url, statement_timeout: 1234 });
-      await client.connect();
-      try {
-        const { rows } = await client.query(
-          "SELECT current_setting('statement_timeout') AS statement, current_setting('lock_timeout') AS lock, current_setting('idle_in_transaction_session_timeout') AS idle",
-        );
-        expect(rows[0]).toEqual({ statement: "5s", lock: "2s", idle: "10s" });
-      } finally {
-        await client.end();
+      // the database's own settings are what a connection through PgBouncer gets, and a server
+      // asking for others would say so at start.
+      const asked = sessionTimeouts({ statementTimeoutMs: 1234, lockTimeoutMs: 2000 });
+      expect(await checkSessionTimeouts(cluster.pgbouncer.url, asked)).toEqual([
+        { setting: "statement_timeout", askedMs: 1234, gotMs: 5000 },
+      ]);
+      // The instances ask for the defaults, which the cluster set on its database: no warning.
+      for (const instance of cluster.instances) {
+        expect(await readFile(instance.process.logFile, "utf8")).not.toMatch(/connection pooler/);
       }
     });
 
