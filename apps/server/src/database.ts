@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { applyMigrations, createDb, type Db } from "@folio/db";
+import { applyMigrations, checkSessionTimeouts, createDb, type Db, sessionTimeouts } from "@folio/db";
 import { EMBEDDED_POOL_SIZE, type EmbeddedPostgres, startEmbeddedPostgres } from "@folio/embedded-postgres";
 import type { Logger } from "pino";
 import type { Config } from "./env.js";
@@ -37,6 +37,8 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Data
     throw error;
   }
   const { acquireTimeoutMs, statementTimeoutMs, lockTimeoutMs } = config.databaseTimeouts;
+  if (embedded === undefined)
+    await warnOfTimeoutsNotApplied(url, { statementTimeoutMs, lockTimeoutMs }, logger);
   const db = createDb(url, {
     // The embedded database decides its own pool size (see EMBEDDED_POOL_SIZE); with one
     // connection, requests queue for it, so they may wait longer for their turn.
@@ -55,4 +57,30 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Data
       await embedded?.stop();
     },
   };
+}
+
+/** The configuration variable of each PostgreSQL timeout the server asks for. */
+const TIMEOUT_VARIABLES: Record<string, string> = {
+  statement_timeout: "DATABASE_STATEMENT_TIMEOUT_MS",
+  lock_timeout: "DATABASE_LOCK_TIMEOUT_MS",
+  idle_in_transaction_session_timeout: "DATABASE_STATEMENT_TIMEOUT_MS (twice it, at least 10 s)",
+};
+
+/**
+ * Warns when connections do not get the timeouts the server asks for: a pooler in transaction mode
+ * (PgBouncer) drops them, and then only the database's or role's own settings bound a query.
+ */
+async function warnOfTimeoutsNotApplied(
+  url: string,
+  options: { statementTimeoutMs: number; lockTimeoutMs: number },
+  logger: Logger,
+): Promise<void> {
+  const mismatches = await checkSessionTimeouts(url, sessionTimeouts(options)).catch(() => []);
+  for (const { setting, askedMs, gotMs } of mismatches) {
+    logger.warn(
+      { setting, askedMs, gotMs },
+      `connections get ${setting} = ${gotMs} ms, not the ${askedMs} ms of ${TIMEOUT_VARIABLES[setting]}: a connection pooler ` +
+        `(PgBouncer) drops it; set it on the database or role instead (ALTER ROLE <user> SET ${setting} = ${askedMs}; see docs/operations.md)`,
+    );
+  }
 }

@@ -137,7 +137,9 @@ describe("GET /metrics on its own listener", () => {
       samples.filter((s) => s.name === "folio_rpc_requests_total").map((s) => s.labels.method),
     );
     for (const method of methods) {
-      expect(method).toMatch(/^(folio\.v1\.\w+\/\w+|grpc\.[\w.]+\/\w+|healthz|readyz|jwks|docs|web|unknown)$/);
+      expect(method).toMatch(
+        /^(folio\.v1\.\w+\/\w+|grpc\.[\w.]+\/\w+|healthz|readyz|jwks|docs|web|unknown)$/,
+      );
     }
   });
 

@@ -7,6 +7,7 @@ import { PrismaClient } from "./gen/prisma/client.js";
 import { type IdempotencyKeyQueries, idempotencyKeyQueries } from "./idempotency-keys.js";
 import { pendingMigrations } from "./migrate.js";
 import { type ProjectQueries, projectQueries } from "./projects.js";
+import { sessionTimeouts, startupParameters } from "./session-settings.js";
 
 /** Options of {@link createDb}. */
 export interface CreateDbOptions {
@@ -63,17 +64,16 @@ export function createDb(url: string, options: CreateDbOptions): Db {
     throw new RangeError(`poolSize must be a positive integer, got ${options.poolSize}`);
   }
   const acquireTimeoutMs = options.acquireTimeoutMs ?? 10_000;
-  const statementTimeoutMs = options.statementTimeoutMs ?? 5_000;
+  const timeouts = sessionTimeouts(options);
+  const { statementTimeoutMs } = timeouts;
   const onConnectionError = options.onConnectionError ?? (() => undefined);
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize,
     // pg applies this to waiting for a pooled connection as well as to opening one.
     connectionTimeoutMillis: acquireTimeoutMs,
-    ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
-    ...((options.lockTimeoutMs ?? 2_000) > 0 ? { lock_timeout: options.lockTimeoutMs ?? 2_000 } : {}),
-    // A transaction left open by a request that stalled must not hold its locks for ever.
-    idle_in_transaction_session_timeout: Math.max(statementTimeoutMs * 2, 10_000),
+    // statement_timeout, lock_timeout, idle_in_transaction_session_timeout (session-settings.ts).
+    ...startupParameters(timeouts),
     // A cut network answers nothing, not even an error: the client gives up on a query a little
     // after the server would have cancelled it, and on a dead peer through TCP keep-alive.
     ...(statementTimeoutMs > 0 ? { query_timeout: statementTimeoutMs + 1_000 } : {}),

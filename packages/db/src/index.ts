@@ -26,4 +26,10 @@ export {
   pendingMigrations,
 } from "./migrate.js";
 export type { NewProject, ProjectFilters, ProjectPageQuery, ProjectQueries } from "./projects.js";
+export {
+  checkSessionTimeouts,
+  type SessionTimeouts,
+  sessionTimeouts,
+  type TimeoutMismatch,
+} from "./session-settings.js";
 export { traceQueries } from "./tracing.js";

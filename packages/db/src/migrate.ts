@@ -75,6 +75,11 @@ export async function applyMigrations(
   try {
     await client.query("BEGIN");
     try {
+      // Timeouts meant for requests, set on the database or role (as behind PgBouncer, see
+      // docs/operations.md), must neither cut a migration short nor give up waiting for another
+      // process's migrations below.
+      await client.query("SET LOCAL statement_timeout = 0");
+      await client.query("SET LOCAL lock_timeout = 0");
       // Taken inside the transaction, on the same connection: a second process starting at the same
       // time waits here until this one commits, then finds nothing left to apply. Released by
       // COMMIT or ROLLBACK, even if this process dies.

@@ -283,3 +283,27 @@ describe("pendingMigrations", () => {
     }
   });
 });
+
+// Behind PgBouncer the request timeouts are the database's or role's own settings (see
+// docs/operations.md); migrations must run whatever they are.
+describe.skipIf(!process.env.DATABASE_URL)(
+  "applyMigrations on a database with short default timeouts",
+  () => {
+    it("is neither cut short by statement_timeout nor gives up waiting for another process by lock_timeout", async () => {
+      const name = new URL(database.url).pathname.slice(1);
+      await query(`ALTER DATABASE ${name} SET statement_timeout = 100`);
+      await query(`ALTER DATABASE ${name} SET lock_timeout = 100`);
+      const fixture = fileURLToPath(new URL("./fixtures/apply-migrations.mjs", import.meta.url));
+      const directory = await writeMigrations({
+        "20260101000000_slow": "CREATE TABLE raced (id int);\nSELECT pg_sleep(0.5);",
+      });
+      // The second process waits at the advisory lock for longer than lock_timeout.
+      const results = await Promise.all(
+        [1, 2].map(() => run(process.execPath, [fixture, database.url, directory], { timeout: 30_000 })),
+      );
+      expect(results.flatMap(({ stdout }) => JSON.parse(stdout) as string[])).toEqual([
+        "20260101000000_slow",
+      ]);
+    });
+  },
+);

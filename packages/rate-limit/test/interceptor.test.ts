@@ -45,7 +45,9 @@ function clientWith(
         },
       });
     },
-    { router: { interceptors: [fakeAuth, createRateLimitInterceptor({ limiter, keys, onError, onRefused })] } },
+    {
+      router: { interceptors: [fakeAuth, createRateLimitInterceptor({ limiter, keys, onError, onRefused })] },
+    },
   );
   return createClient(ProjectService, transport);
 }

@@ -1,0 +1,170 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createTestIssuer, TEST_AUDIENCE, TEST_ISSUER, type TestIssuer } from "@folio/test-support/tokens";
+import pg from "pg";
+import { type ClusterDatabase, createClusterDatabase, DEFAULT_DATABASE_SERVER_URL } from "./database.ts";
+import { ensurePrograms } from "./debian-packages.ts";
+import { type FolioInstance, startFolioInstance } from "./folio-instance.ts";
+import { type HAProxy, startHAProxy } from "./haproxy.ts";
+import { type PgBouncer, startPgBouncer } from "./pgbouncer.ts";
+import { probe } from "./probe.ts";
+import { type RedisServer, startRedis } from "./redis.ts";
+
+/** Options of {@link startCluster}. */
+export interface ClusterOptions {
+  /** Folio instances behind HAProxy (default 3). */
+  readonly instances?: number;
+  /** Added to every instance's environment (rate limits, pool size, log level, ...). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** PostgreSQL server to create the cluster's database on (default DATABASE_URL's, else 127.0.0.1:5432). */
+  readonly databaseServerUrl?: string;
+  /** PgBouncer's server connections to PostgreSQL (default 20). */
+  readonly pgbouncerPoolSize?: number;
+  /** HAProxy's frontend port (default: a free one). */
+  readonly port?: number;
+  /** Install missing Debian packages with apt-get (as root) before starting (default false). */
+  readonly install?: boolean;
+  /** Keep the run directory (logs, configuration) after stop() (default false). */
+  readonly keepFiles?: boolean;
+}
+
+/** Folio behind HAProxy, with PgBouncer before PostgreSQL and a Redis, all on loopback ports. */
+export interface Cluster {
+  /** HAProxy's frontend: REST, Connect, gRPC-Web and gRPC. */
+  readonly url: string;
+  readonly haproxy: HAProxy;
+  readonly pgbouncer: PgBouncer;
+  readonly redis: RedisServer;
+  readonly database: ClusterDatabase;
+  readonly instances: readonly FolioInstance[];
+  /** Signs the access tokens the instances accept. */
+  readonly issuer: TestIssuer;
+  /** The path HAProxy checks: `/readyz`, or `/healthz` on a server without readiness. */
+  readonly healthPath: string;
+  /** Logs and configuration files of every process. */
+  readonly dir: string;
+  /** Runs SQL straight on PostgreSQL (not through PgBouncer), as an operator would. */
+  sql<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<R[]>;
+  /** Stops HAProxy, then the instances (SIGTERM), PgBouncer and Redis, and drops the database. */
+  stop(): Promise<void>;
+}
+
+/** Starts a cluster; on failure, stops what it had started and rethrows. */
+export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
+  const binaries = ensurePrograms({ install: options.install ?? false });
+  const count = options.instances ?? 3;
+  const dir = await mkdtemp(join(tmpdir(), "folio-cluster-"));
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const cleanUp = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    cleanups.length = 0;
+  };
+  try {
+    const env = options.env ?? {};
+    const statementTimeoutMs = Number(env.DATABASE_STATEMENT_TIMEOUT_MS ?? 5000);
+    const database = await createClusterDatabase(
+      options.databaseServerUrl ?? process.env.DATABASE_URL ?? DEFAULT_DATABASE_SERVER_URL,
+      {
+        statementTimeoutMs,
+        lockTimeoutMs: Number(env.DATABASE_LOCK_TIMEOUT_MS ?? 2000),
+        // As the server asks for it (packages/db createDb).
+        idleInTransactionSessionTimeoutMs: Math.max(statementTimeoutMs * 2, 10_000),
+      },
+    );
+    cleanups.push(() => database.drop());
+    const sqlPool = new pg.Pool({ connectionString: database.url, max: 2 });
+    cleanups.push(() => sqlPool.end());
+
+    const redis = await startRedis({ binary: binaries.redisServer, dir });
+    cleanups.push(() => redis.stop());
+    const poolSize = Number(env.DATABASE_POOL_SIZE ?? 10);
+    const pgbouncer = await startPgBouncer({
+      binary: binaries.pgbouncer,
+      dir,
+      database,
+      poolSize: options.pgbouncerPoolSize ?? 20,
+      maxClientConnections: count * poolSize + 50,
+    });
+    cleanups.push(() => pgbouncer.stop());
+
+    const issuer = await createTestIssuer();
+    const jwksFile = join(dir, "jwks.json");
+    await writeFile(jwksFile, JSON.stringify(issuer.jwks));
+    // The same key everywhere: a page token from one instance works on every other.
+    const pageTokenSecret = randomBytes(32).toString("base64url");
+    const instanceEnv = (name: string) => ({
+      NODE_ENV: "production",
+      DATABASE_URL: pgbouncer.url,
+      REDIS_URL: redis.url,
+      AUTH_JWKS_FILE: jwksFile,
+      AUTH_ISSUER: TEST_ISSUER,
+      AUTH_AUDIENCE: TEST_AUDIENCE,
+      PAGE_TOKEN_SECRET: pageTokenSecret,
+      DATA_DIR: join(dir, `${name}-data`),
+      ...env,
+    });
+    const names = Array.from({ length: count }, (_, i) => `folio${i + 1}`);
+    for (const name of names) await mkdir(join(dir, `${name}-data`));
+    // All at once, as an orchestrator starts replicas: their migrations meet at the advisory lock.
+    const started = await Promise.allSettled(
+      names.map((name) => startFolioInstance({ name, dir, env: instanceEnv(name) })),
+    );
+    const instances = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+    for (const instance of instances) cleanups.push(() => instance.stop());
+    const failed = started.find((result) => result.status === "rejected");
+    if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
+
+    const firstInstance = instances[0] as FolioInstance;
+    const healthPath = await chooseHealthPath(firstInstance.url);
+    const haproxy = await startHAProxy({
+      binary: binaries.haproxy,
+      dir,
+      backends: instances.map((instance) => ({ name: instance.name, port: instance.port })),
+      healthPath,
+      ...(options.port === undefined ? {} : { port: options.port }),
+    });
+    cleanups.push(() => haproxy.stop());
+
+    let stopping: Promise<void> | undefined;
+    return {
+      url: haproxy.url,
+      haproxy,
+      pgbouncer,
+      redis,
+      database,
+      instances,
+      issuer,
+      healthPath,
+      dir,
+      async sql(text, values) {
+        return (await sqlPool.query(text, values)).rows;
+      },
+      stop() {
+        stopping ??= (async () => {
+          // In the order traffic flows: nothing is sent to an instance that is gone.
+          await haproxy.stop().catch(() => undefined);
+          await Promise.all(instances.map((instance) => instance.stop().catch(() => undefined)));
+          cleanups.length = 0;
+          await pgbouncer.stop().catch(() => undefined);
+          await redis.stop().catch(() => undefined);
+          await sqlPool.end().catch(() => undefined);
+          await database.drop();
+          if (!options.keepFiles) await rm(dir, { recursive: true, force: true });
+        })();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await cleanUp();
+    // The logs explain the failure: they are kept, and the message says where.
+    if (error instanceof Error) error.message += `\n(logs and configuration in ${dir})`;
+    throw error;
+  }
+}
+
+/** `/readyz` when the server has readiness, else `/healthz` (a server older than readiness answers 404). */
+async function chooseHealthPath(instanceUrl: string): Promise<string> {
+  return (await probe(`${instanceUrl}/readyz`)) === 404 ? "/healthz" : "/readyz";
+}

@@ -1,0 +1,108 @@
+import { spawn } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+
+/** How a process ended. */
+export interface Exit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+/** A child process whose output goes to a log file of its own. */
+export interface Supervised {
+  readonly name: string;
+  readonly pid: number;
+  readonly logFile: string;
+  /** Resolves when the process has exited. */
+  readonly exited: Promise<Exit>;
+  /** Set once the process has exited. */
+  readonly exit: Exit | undefined;
+  signal(signal: NodeJS.Signals): void;
+  /** Sends `signal` (default SIGTERM), waits up to `timeoutMs` (default 20 s), then kills it. */
+  stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<Exit>;
+  /** The last lines of its log, to explain a failure. */
+  tail(lines?: number): Promise<string>;
+}
+
+/** Options of {@link startSupervised}. */
+export interface SupervisedOptions {
+  readonly env?: NodeJS.ProcessEnv;
+  readonly cwd?: string;
+}
+
+/**
+ * Starts `command` with stdout and stderr appended to `logFile`. The child writes to the file
+ * itself, so a busy parent never slows it down, and the log outlives both.
+ */
+export function startSupervised(
+  name: string,
+  command: string,
+  args: readonly string[],
+  logFile: string,
+  options: SupervisedOptions = {},
+): Supervised {
+  const fd = openSync(logFile, "a");
+  let exit: Exit | undefined;
+  let child: ReturnType<typeof spawn>;
+  try {
+    child = spawn(command, args, {
+      stdio: ["ignore", fd, fd],
+      env: options.env ?? process.env,
+      cwd: options.cwd,
+    });
+  } finally {
+    closeSync(fd);
+  }
+  const exited = new Promise<Exit>((resolve) => {
+    child.once("exit", (code, signal) => {
+      exit = { code, signal };
+      resolve(exit);
+    });
+    // spawn failures (ENOENT) arrive as "error" without an "exit".
+    child.once("error", () => {
+      exit ??= { code: -1, signal: null };
+      resolve(exit);
+    });
+  });
+  const tail = async (lines = 20) => {
+    const text = await readFile(logFile, "utf8").catch(() => "");
+    return text.trimEnd().split("\n").slice(-lines).join("\n");
+  };
+  return {
+    name,
+    pid: child.pid ?? -1,
+    logFile,
+    exited,
+    get exit() {
+      return exit;
+    },
+    signal(signal) {
+      if (exit === undefined) child.kill(signal);
+    },
+    async stop(signal = "SIGTERM", timeoutMs = 20_000) {
+      if (exit !== undefined) return exit;
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+      try {
+        return await exited;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    tail,
+  };
+}
+
+/**
+ * The error of a process that did not come up: whether it exited by itself or was waited for in
+ * vain, with the end of its log. Kills it if it still runs.
+ */
+export async function startFailed(process: Supervised, cause: unknown): Promise<Error> {
+  const exit = process.exit;
+  await process.stop("SIGKILL");
+  const what =
+    exit === undefined
+      ? (cause as Error).message
+      : `${process.name} exited (${exit.signal ?? `code ${exit.code}`}) while starting`;
+  return new Error(`${what}; the end of ${process.logFile}:\n${await process.tail()}`, { cause });
+}
