@@ -85,7 +85,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     metrics,
   });
   const rest = createHttpTranscoder({
-    handlers: router.handlers,
+    router,
     services: restApi.services,
     successStatus: restApi.successStatus,
     pageLinks: restApi.pageLinks,

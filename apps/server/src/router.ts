@@ -1,9 +1,10 @@
-import { type ConnectRouter, createConnectRouter, type Interceptor } from "@connectrpc/connect";
+import type { Interceptor } from "@connectrpc/connect";
 import type { AccessTokenVerifier } from "@folio/auth";
 import { callerKey, createAuthInterceptor } from "@folio/auth";
 import type { Db } from "@folio/db";
 import { type HealthStatuses, healthServices, registerHealthService } from "@folio/grpc-health";
 import { reflectionServices, registerServerReflection } from "@folio/grpc-reflection";
+import { createTranscodingRouter, type TranscodingRouter } from "@folio/http-transcoder";
 import { FolderService, ProjectService } from "@folio/proto";
 import { createRateLimitInterceptor, type RateLimiter } from "@folio/rate-limit";
 import type { Logger } from "pino";
@@ -33,11 +34,11 @@ export interface RouterDependencies {
 
 /**
  * The one Connect router of the server: every service, behind one ordered interceptor chain. The
- * Connect/gRPC/gRPC-Web handler and the REST transcoder both serve its handlers, so a call runs
- * the same code whatever its protocol.
+ * Connect/gRPC/gRPC-Web handler serves its handlers, and the REST transcoder calls its methods
+ * in-process through the same chain, so a call runs the same code whatever its protocol.
  */
-export function createRouter(deps: RouterDependencies): ConnectRouter {
-  const router = createConnectRouter({
+export function createRouter(deps: RouterDependencies): TranscodingRouter {
+  const router = createTranscodingRouter({
     interceptors: interceptorChain(deps),
     ...connectRequestOptions(deps.maxRequestBodyBytes),
   });

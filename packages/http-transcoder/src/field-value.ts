@@ -165,10 +165,11 @@ function scalarParser(scalar: ScalarType): FieldValueParser {
         if (!floatPattern.test(text)) {
           throw new Error(`invalid number: "${text}"`);
         }
-        const n = Number(text);
-        if (!Number.isFinite(round(n))) {
+        const n = round(Number(text));
+        if (!Number.isFinite(n)) {
           throw new Error(`number out of range: "${text}"`);
         }
+        // The value a float field holds: what a binary round trip would have made of it.
         return n;
       };
     }

@@ -1,4 +1,4 @@
-import { type DescField, type DescMessage, fromBinary } from "@bufbuild/protobuf";
+import type { DescField, DescMessage, Message } from "@bufbuild/protobuf";
 import { type ReflectMessage, reflect } from "@bufbuild/protobuf/reflect";
 import type { HttpRoute } from "./http-route.js";
 
@@ -51,22 +51,22 @@ export function setRawBody(
 
 /**
  * For a route whose response is an HttpBody (the response message, or its `response_body`
- * field), the reader of the binary response into the raw body and its content type; undefined
+ * field), the reader of the response into the raw body and its content type; undefined
  * for a JSON response.
  *
  * @private
  */
 export function rawResponseReader(
   route: HttpRoute,
-): ((bytes: Uint8Array) => { body: Uint8Array; contentType: string }) | undefined {
+): ((response: Message) => { body: Uint8Array; contentType: string }) | undefined {
   const output = route.method.output;
   const field = route.responseBodyField;
   const httpBody = field === undefined ? output : field.fieldKind === "message" ? field.message : undefined;
   if (httpBody === undefined || !isHttpBody(httpBody)) return undefined;
   const contentType = fieldNamed(httpBody, "content_type");
   const data = fieldNamed(httpBody, "data");
-  return (bytes) => {
-    let message = reflect(output, fromBinary(output, bytes));
+  return (response) => {
+    let message = reflect(output, response);
     if (field !== undefined) {
       message = message.isSet(field) ? (message.get(field) as ReflectMessage) : reflect(httpBody);
     }

@@ -11,12 +11,20 @@ import {
   type Registry,
   ScalarType,
   toBinary,
-  toJson,
 } from "@bufbuild/protobuf";
 import { reflect } from "@bufbuild/protobuf/reflect";
-import { Code, type ConnectError, type ContextValues } from "@connectrpc/connect";
+import {
+  Code,
+  type ConnectError,
+  type ContextValues,
+  createContextValues,
+  type HandlerContext,
+  type Interceptor,
+  type MethodImplSpec,
+} from "@connectrpc/connect";
 import {
   encodeEnvelope,
+  invokeUnaryImplementation,
   type UniversalHandler,
   type UniversalServerResponse,
 } from "@connectrpc/connect/protocol";
@@ -31,8 +39,9 @@ import {
 import { type RawBodyTarget, rawBodyTarget, rawResponseReader, setRawBody } from "./http-body.js";
 import { collectHttpRoutes, type HttpRoute } from "./http-route.js";
 import { isJsonContentType, type NodeServerRequest, readRequestBody } from "./request-body.js";
+import { RequestHeaders } from "./request-headers.js";
 import { createRequestMessageReader, type RequestMessageReader } from "./request-message.js";
-import { createJsonCompleter, type JsonCompleter } from "./response-json.js";
+import { createFieldJsonWriter, createMessageJsonWriter, type MessageJsonWriter } from "./response-json.js";
 import { createRouteTable } from "./route-table.js";
 import {
   connectStreamMessages,
@@ -43,6 +52,7 @@ import {
   streamMessage,
   writeChunk,
 } from "./server-stream.js";
+import type { RegisteredMethod, TranscodingRouter } from "./transcoding-router.js";
 
 export type { NodeServerRequest } from "./request-body.js";
 
@@ -67,11 +77,18 @@ export interface HttpTranscoderJsonOptions {
 /** Options for {@link createHttpTranscoder}. */
 export interface HttpTranscoderOptions {
   /**
-   * The handlers of the Connect router that serves the same services, `router.handlers`: REST
-   * requests are calls to these, in-process, so they run the same implementations and the same
-   * interceptors as Connect, gRPC and gRPC-Web calls.
+   * The router that serves the same services over Connect, gRPC and gRPC-Web, made with
+   * {@link createTranscodingRouter}: REST requests are calls of its methods, in-process, so they
+   * run the same implementations behind the same interceptors. Unary methods are called with the
+   * request message itself; server-streaming ones through the router's handlers.
    */
-  readonly handlers: readonly UniversalHandler[];
+  readonly router?: TranscodingRouter;
+  /**
+   * Instead of `router`: the handlers of a Connect router, `router.handlers`. Each REST request is
+   * then a call of the Connect protocol to a handler, in-process, with the request message
+   * encoded to binary and the response decoded from it: the same semantics, at more CPU per call.
+   */
+  readonly handlers?: readonly UniversalHandler[];
   /**
    * The services to serve over REST: every method with a `google.api.http` option. By default,
    * the services of `handlers`.
@@ -158,12 +175,14 @@ const responseHeadersNotForwarded = new Set([
 interface CompiledRoute {
   readonly route: HttpRoute;
   readonly handler: UniversalHandler;
+  /** The method's implementation, to call in-process with the message (unary methods of a router). */
+  readonly registered: RegisteredMethod | undefined;
   readonly readMessage: RequestMessageReader;
   /**
    * The body of a response, its content type (JSON, or an `HttpBody`'s own), and the address of
    * the next page if there is one.
    */
-  readonly writeResponse: (bytes: Uint8Array) => {
+  readonly writeResponse: (message: Message) => {
     body: string | Uint8Array;
     contentType: string;
     nextPageToken?: string;
@@ -182,24 +201,30 @@ interface CompiledRoute {
  * JSON body, calls the Connect handler of the method in-process, and answers with the response
  * message as JSON, or an {@link HttpErrorEnvelope} on failure.
  *
- * Mount it on the paths of the rules (say, everything under `/api/`), next to the handler of
- * `connectNodeAdapter`, and pass it the handlers of that adapter's router:
+ * Mount it on the paths of the rules (say, everything under `/api/`), next to the handler that
+ * serves the same router over Connect, gRPC and gRPC-Web:
  *
  * ```ts
- * let router: ConnectRouter | undefined;
- * const connect = connectNodeAdapter({ routes(r) { r.service(Library, impl); router = r; } });
- * const rest = createHttpTranscoder({ handlers: router!.handlers });
+ * const router = createTranscodingRouter({ interceptors });
+ * router.service(Library, impl);
+ * const rest = createHttpTranscoder({ router });
  * ```
  *
  * Throws at start-up when a rule is invalid, two rules are ambiguous, a method with a rule has no
  * handler, or is not unary.
  */
 export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandlerFn {
+  const given = options.router?.handlers ?? options.handlers;
+  if (given === undefined) {
+    throw new Error(
+      "createHttpTranscoder: pass the router (or the handlers of one) that serves the services",
+    );
+  }
   const handlers = new Map<string, UniversalHandler>();
-  for (const handler of options.handlers) {
+  for (const handler of given) {
     handlers.set(handler.requestPath, handler);
   }
-  const services = options.services ?? [...new Set(options.handlers.map((handler) => handler.service))];
+  const services = options.services ?? [...new Set(given.map((handler) => handler.service))];
   const routes = options.routes ?? collectHttpRoutes(services);
   const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
   const jsonOptions = options.jsonOptions ?? {};
@@ -209,12 +234,17 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
     enumAsInteger: jsonOptions.enumAsInteger ?? false,
     registry: jsonOptions.registry,
   };
+  const responseJson = {
+    useProtoFieldName: writeOptions.useProtoFieldName,
+    enumAsInteger: writeOptions.enumAsInteger,
+    registry: writeOptions.registry,
+  };
   // Details are written as sent: default values left out, like the "debug" form of Connect.
   const detailWriteOptions = { ...writeOptions, alwaysEmitImplicit: false };
   const readOptions = { registry: jsonOptions.registry };
   const errorBody = options.errorBody;
   const errorContentType = options.errorContentType ?? "application/json";
-  const completers = new Map<DescMethod, JsonCompleter>();
+  const messageWriters = new Map<DescMethod, MessageJsonWriter>();
 
   const compiled = routes.map((route): CompiledRoute => {
     const method = route.method;
@@ -230,41 +260,41 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
         `google.api.http rule of ${name}: no handler for the method; pass the handlers of the Connect router that serves it`,
       );
     }
-    let complete = completers.get(method);
-    if (complete === undefined) {
-      complete = createJsonCompleter(method.output, writeOptions.useProtoFieldName);
-      completers.set(method, complete);
-    }
-    const completeJson = complete;
-    const responseKey = route.responseBodyField
-      ? writeOptions.useProtoFieldName
-        ? route.responseBodyField.name
-        : route.responseBodyField.jsonName
-      : undefined;
     const nextPageField =
       options.pageLinks === true && method.methodKind === "unary" ? nextPageTokenField(route) : undefined;
-    const nextPageKey = writeOptions.useProtoFieldName ? nextPageField?.name : nextPageField?.jsonName;
     const rawResponse = rawResponseReader(route);
+    let writeJson: MessageJsonWriter;
+    if (route.responseBodyField !== undefined) {
+      writeJson = createFieldJsonWriter(route.responseBodyField, responseJson);
+    } else if (nextPageField !== undefined) {
+      writeJson = createMessageJsonWriter(method.output, responseJson, nextPageField);
+    } else {
+      let writer = messageWriters.get(method);
+      if (writer === undefined) {
+        writer = createMessageJsonWriter(method.output, responseJson);
+        messageWriters.set(method, writer);
+      }
+      writeJson = writer;
+    }
+    const nextPageLocalName = nextPageField?.localName;
     return {
       route,
       handler,
+      registered:
+        method.methodKind === "unary" ? options.router?.registered.get(handler.requestPath) : undefined,
       readMessage: createRequestMessageReader(route, readOptions),
-      writeResponse(bytes) {
+      writeResponse(message) {
         if (rawResponse !== undefined) {
-          return rawResponse(bytes);
+          return rawResponse(message);
         }
-        const json = completeJson(toJson(method.output, fromBinary(method.output, bytes), writeOptions));
-        if (nextPageKey !== undefined) {
-          const { [nextPageKey]: token, ...rest } = json as Record<string, JsonValue>;
-          return {
-            body: JSON.stringify(rest),
-            contentType: "application/json",
-            ...(typeof token === "string" && token !== "" ? { nextPageToken: token } : {}),
-          };
+        const body = writeJson(message);
+        if (nextPageLocalName !== undefined) {
+          const token = (message as unknown as Record<string, unknown>)[nextPageLocalName];
+          if (typeof token === "string" && token !== "") {
+            return { body, contentType: "application/json", nextPageToken: token };
+          }
         }
-        const body =
-          responseKey === undefined ? json : ((json as Record<string, JsonValue>)[responseKey] ?? null);
-        return { body: JSON.stringify(body), contentType: "application/json" };
+        return { body, contentType: "application/json" };
       },
       successStatus: options.successStatus?.(method) ?? 200,
       hasBody: route.body !== undefined,
@@ -326,9 +356,10 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
     entry: CompiledRoute,
     response: UniversalServerResponse,
   ): Promise<void> => {
+    const output = entry.route.method.output;
     const messages = connectStreamMessages(response.body ?? once(new Uint8Array(0)));
     let next = await messages.next();
-    const first = next.done ? undefined : entry.writeResponse(next.value);
+    const first = next.done ? undefined : entry.writeResponse(fromBinary(output, next.value));
     const format: StreamFormat = entry.rawResponse ? "raw" : negotiateStreamFormat(req.headers.accept);
     forwardResponseHeaders(response, res);
     res.statusCode = entry.successStatus;
@@ -340,7 +371,10 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
     }
     try {
       while (!next.done && !res.destroyed) {
-        await writeChunk(res, streamMessage(format, entry.writeResponse(next.value).body));
+        await writeChunk(
+          res,
+          streamMessage(format, entry.writeResponse(fromBinary(output, next.value)).body),
+        );
         next = await messages.next();
       }
     } catch (thrown) {
@@ -354,6 +388,60 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
       return;
     }
     res.end();
+  };
+
+  /**
+   * Calls a unary method's implementation with the request message, through the interceptors the
+   * router wraps it in, as the router's own handlers do after decoding a message, and writes its
+   * answer. Headers the interceptors or the implementation set go out as response headers.
+   */
+  const callInProcess = async (
+    req: NodeServerRequest,
+    res: NodeServerResponse,
+    entry: CompiledRoute,
+    registered: RegisteredMethod,
+    message: Message,
+  ): Promise<void> => {
+    const method = entry.route.method;
+    const controller = new AbortController();
+    res.once("close", () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    const context: HandlerContext = {
+      method,
+      service: method.parent,
+      signal: controller.signal,
+      timeoutMs: noTimeout,
+      requestMethod: "POST",
+      requestHeader: new RequestHeaders(req.headers, isForwardedRequestHeader),
+      responseHeader: new Headers(),
+      responseTrailer: new Headers(),
+      protocolName: "rest",
+      values: options.contextValues?.(req) ?? createContextValues(),
+      url: `http://${req.headers.host ?? req.headers[":authority"] ?? "localhost"}${entry.handler.requestPath}`,
+    };
+    let output: Message;
+    try {
+      output = await invokeUnaryImplementation(
+        registered.spec as MethodImplSpec & { kind: "unary" },
+        context,
+        message,
+        registered.interceptors as Interceptor[],
+      );
+    } catch (error) {
+      // As a handler answers a failed call: the headers set so far, then the error's metadata.
+      setResponseHeaders(res, context.responseHeader);
+      throw error;
+    }
+    const { body, contentType, nextPageToken } = entry.writeResponse(output);
+    setResponseHeaders(res, context.responseHeader);
+    setResponseHeaders(res, context.responseTrailer);
+    if (nextPageToken !== undefined) {
+      res.appendHeader("link", `<${nextPageUrl(req.url ?? "/", nextPageToken)}>; rel="next"`);
+    }
+    res.statusCode = entry.successStatus;
+    res.setHeader("content-type", contentType);
+    res.end(body);
   };
 
   const transcode = async (
@@ -399,6 +487,10 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
       }
       message = entry.readMessage(body, segments, query);
     }
+    if (entry.registered !== undefined) {
+      await callInProcess(req, res, entry, entry.registered, message);
+      return;
+    }
     const streaming = method.methodKind === "server_streaming";
     // A unary call is one message; a stream's request is one enveloped message
     // (https://connectrpc.com/docs/protocol#streaming-request).
@@ -428,7 +520,11 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
     if (response.status !== 200) {
       throw connectErrorFrom(response, responseBytes);
     }
-    const { body: responseBody, contentType, nextPageToken } = entry.writeResponse(responseBytes);
+    const {
+      body: responseBody,
+      contentType,
+      nextPageToken,
+    } = entry.writeResponse(fromBinary(method.output, responseBytes));
     forwardResponseHeaders(response, res);
     if (nextPageToken !== undefined) {
       res.appendHeader("link", `<${nextPageUrl(req.url ?? "/", nextPageToken)}>; rel="next"`);
@@ -544,6 +640,30 @@ function forwardedRequestHeaders(req: NodeServerRequest, contentLength: number, 
   header.set("connect-protocol-version", "1");
   header.set("content-length", String(contentLength));
   return header;
+}
+
+/** Whether a call sees a request header: the REST exchange's own headers are not the call's. */
+function isForwardedRequestHeader(name: string): boolean {
+  return (
+    name.charCodeAt(0) !== 58 /* ":" */ &&
+    !requestHeadersNotForwarded.has(name) &&
+    !name.startsWith("connect-") &&
+    !name.startsWith("grpc-")
+  );
+}
+
+function noTimeout(): undefined {
+  return undefined;
+}
+
+/** Sets the headers a call answered with on the REST response, but those of its encoding. */
+function setResponseHeaders(res: NodeServerResponse, headers: Headers): void {
+  headers.forEach((value, name) => {
+    if (responseHeadersNotForwarded.has(name) || name.startsWith("connect-") || name.startsWith("grpc-")) {
+      return;
+    }
+    res.setHeader(name.startsWith("trailer-") ? name.slice(8) : name, value);
+  });
 }
 
 function forwardResponseHeaders(response: UniversalServerResponse, res: NodeServerResponse): void {

@@ -21,4 +21,9 @@ export {
   parsePathTemplate,
   pathTemplateToOpenApiPath,
 } from "./path-template.js";
+export {
+  createTranscodingRouter,
+  type RegisteredMethod,
+  type TranscodingRouter,
+} from "./transcoding-router.js";
 export { isStringLikeMessage } from "./well-known-types.js";

@@ -1,6 +1,6 @@
 /**
  * The server the tests drive: the test API served like a real server would, Connect (and gRPC,
- * gRPC-Web) by `connectNodeAdapter` and REST by the transcoder, on one port. The implementation
+ * gRPC-Web) by the router's handlers and REST by the transcoder, on one port. The implementation
  * records what it received, so that tests can check what a REST request turned into.
  */
 import { once } from "node:events";
@@ -16,6 +16,7 @@ import {
   Code,
   ConnectError,
   type ConnectRouter,
+  type ContextValues,
   createConnectRouter,
   createContextKey,
   createContextValues,
@@ -23,9 +24,9 @@ import {
   type Interceptor,
   type ServiceImpl,
 } from "@connectrpc/connect";
-import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import { ErrorInfoSchema } from "@folio/googleapis";
-import { createHttpTranscoder, type HttpTranscoderOptions } from "../src/index.js";
+import { createHttpTranscoder, createTranscodingRouter, type HttpTranscoderOptions } from "../src/index.js";
 import { LibraryService, RootFileService } from "./gen/transcodertest/v1/library_pb.js";
 
 /** What the implementation received in a call. */
@@ -216,26 +217,17 @@ function libraryImpl(received: Received[], cancelled: string[]): ServiceImpl<typ
  */
 export async function startLibraryServer(
   transcoderOptions: Partial<HttpTranscoderOptions> = {},
-  { http2 = false }: { http2?: boolean } = {},
+  { http2 = false, calls = "in-process" }: { http2?: boolean; calls?: TranscoderCalls } = {},
 ): Promise<LibraryServer> {
   const received: Received[] = [];
   const cancelled: string[] = [];
-  let router: ConnectRouter | undefined;
   const contextValues = (req: { headers: Record<string, string | string[] | undefined> }) =>
     createContextValues().set(tenantKey, String(req.headers["x-tenant"] ?? "none"));
-  const connect = connectNodeAdapter({
-    routes(r) {
-      r.service(LibraryService, libraryImpl(received, cancelled));
-      router = r;
-    },
-    interceptors: [authInterceptor],
-    contextValues,
-  });
-  if (router === undefined) {
-    throw new Error("connectNodeAdapter did not call routes()");
-  }
+  const router = createTranscodingRouter({ interceptors: [authInterceptor] });
+  router.service(LibraryService, libraryImpl(received, cancelled));
+  const connect = serveConnect(router, contextValues);
   const rest = createHttpTranscoder({
-    handlers: router.handlers,
+    ...(calls === "in-process" ? { router } : { handlers: router.handlers }),
     contextValues,
     successStatus: (method) => (method.name.startsWith("Create") ? 201 : 200),
     ...transcoderOptions,
@@ -259,6 +251,34 @@ export async function startRootFileServer(): Promise<Omit<LibraryServer, "receiv
 }
 
 type Handler = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void;
+
+/**
+ * How the transcoder calls the methods: "in-process" with the message (given the router), or
+ * "handlers", as a Connect call to the router's handlers. Every test runs both ways.
+ */
+export type TranscoderCalls = "in-process" | "handlers";
+
+/** Both ways the transcoder can call methods, for `describe.each`. */
+export const transcoderCalls: readonly TranscoderCalls[] = ["in-process", "handlers"];
+
+/** Serves a router's handlers over Connect, gRPC and gRPC-Web, as connectNodeAdapter does. */
+function serveConnect(
+  router: ConnectRouter,
+  contextValues: (req: IncomingMessage | Http2ServerRequest) => ContextValues,
+): Handler {
+  const byPath = new Map(router.handlers.map((handler) => [handler.requestPath, handler]));
+  return (req, res) => {
+    const handler = byPath.get((req.url ?? "").split("?", 1)[0] ?? "");
+    if (handler === undefined) {
+      res.statusCode = 404;
+      res.end();
+      return;
+    }
+    handler(universalRequestFromNodeRequest(req, res, undefined, contextValues(req)))
+      .then((response) => universalResponseToNodeResponse(response, res))
+      .catch(() => res.destroy());
+  };
+}
 
 /** Serves `handler` on 127.0.0.1, on a port of the system's choosing. */
 async function listen(

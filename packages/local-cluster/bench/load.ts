@@ -113,6 +113,12 @@ async function run(cluster: Cluster): Promise<void> {
   }
 }
 
+/**
+ * Numbers the folder names of the whole run: the warm-up and the measured phase must not send the
+ * same name, or one name is created twice (in two orgs) and the check counts it as a duplicate.
+ */
+let sequence = 0;
+
 /** Runs the workload for `seconds`, recording every acknowledged create in `acknowledged`. */
 async function drive(
   cluster: Cluster,
@@ -120,7 +126,6 @@ async function drive(
   seconds: number,
   acknowledged: Acknowledged,
 ): Promise<autocannon.Result> {
-  let sequence = 0;
   type Context = { token?: string; name?: string; key?: string; keyedId?: string };
   const headersOf = (context: Context) => ({
     authorization: `Bearer ${context.token}`,
