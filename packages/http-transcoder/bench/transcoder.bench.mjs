@@ -1,6 +1,9 @@
-// Throughput and latency of one unary call made three ways against one server:
+// Throughput and latency of one unary call made four ways against one server:
 //
-//   rest          POST /v1/shelves/s1/books?bookId=b1, JSON, through the transcoder
+//   rest          POST /v1/shelves/s1/books?bookId=b1, JSON, through the transcoder, which calls
+//                 the method in-process (a TranscodingRouter)
+//   rest-handlers the same request through a transcoder given the router's handlers (a Connect
+//                 call to the handler per request, with the message encoded to binary and back)
 //   connect-json  POST /transcodertest.v1.LibraryService/CreateBook, the Connect protocol with JSON
 //   node-http     a hand-written node:http handler doing the same work (parse the JSON, build the
 //                 same response), the floor
@@ -43,24 +46,20 @@ if (args.server) {
 async function serve() {
   const { create, fromJson, toJson } = await import("@bufbuild/protobuf");
   const { connectNodeAdapter } = await import("@connectrpc/connect-node");
-  const { createHttpTranscoder } = await import("../dist/index.js");
+  const { createHttpTranscoder, createTranscodingRouter } = await import("../dist/index.js");
   const { LibraryService, BookSchema } = await import("./gen/transcodertest/v1/library_pb.js");
 
-  let router;
-  const connect = connectNodeAdapter({
-    routes(r) {
-      r.service(LibraryService, {
-        createBook(req) {
-          return { ...req.book, name: `${req.parent}/books/${req.bookId}` };
-        },
-      });
-      router = r;
+  const library = {
+    createBook(req) {
+      return { ...req.book, name: `${req.parent}/books/${req.bookId}` };
     },
-  });
-  const rest = createHttpTranscoder({
-    handlers: router.handlers,
-    successStatus: (method) => (method.name.startsWith("Create") ? 201 : 200),
-  });
+  };
+  const connect = connectNodeAdapter({ routes: (r) => r.service(LibraryService, library) });
+  const router = createTranscodingRouter();
+  router.service(LibraryService, library);
+  const successStatus = (method) => (method.name.startsWith("Create") ? 201 : 200);
+  const rest = createHttpTranscoder({ router, successStatus });
+  const restHandlers = createHttpTranscoder({ handlers: router.handlers, successStatus });
 
   // The floor: what any JSON-over-HTTP handler has to do at least, with the same protobuf JSON
   // mapping (fromJson to validate the body, toJson to write the response).
@@ -78,7 +77,8 @@ async function serve() {
 
   const server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
     if (req.url.startsWith("/v1/")) {
-      rest(req, res);
+      if (req.headers["x-bench-mode"] === "handlers") restHandlers(req, res);
+      else rest(req, res);
     } else if (req.url.startsWith("/floor/")) {
       floor(req, res);
     } else {
@@ -119,6 +119,13 @@ async function measure() {
       body: JSON.stringify(book),
       status: 201,
       headers: {},
+    },
+    {
+      name: "rest-handlers",
+      path: "/v1/shelves/s1/books?bookId=b1",
+      body: JSON.stringify(book),
+      status: 201,
+      headers: { "x-bench-mode": "handlers" },
     },
     {
       name: "connect-json",
