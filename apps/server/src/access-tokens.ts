@@ -21,6 +21,7 @@ export async function createAccessTokens(config: Config): Promise<AccessTokens> 
     clockToleranceSeconds: auth.clockToleranceSeconds,
     userClaim: auth.userClaim,
     orgClaim: auth.orgClaim,
+    tokenCacheMaxEntries: auth.tokenCacheSize,
     ...(auth.algorithms ? { algorithms: auth.algorithms } : {}),
   };
   if (auth.mode === "development") {

@@ -44,6 +44,8 @@ interface TokenRules {
   readonly orgClaim: string;
   /** The issuer's OAuth 2.0 token endpoint, for the API documentation; undefined: not known. */
   readonly tokenUrl: string | undefined;
+  /** Verified access tokens remembered, so a reused token is not verified again; 0: none. */
+  readonly tokenCacheSize: number;
 }
 
 /** A variable that is set to something the server cannot use. */
@@ -238,6 +240,7 @@ function loadAuthConfig(env: Env, production: boolean): AuthConfig {
     userClaim: text(env, "AUTH_USER_CLAIM") ?? "sub",
     orgClaim: text(env, "AUTH_ORG_CLAIM") ?? "org_id",
     tokenUrl: text(env, "AUTH_TOKEN_URL"),
+    tokenCacheSize: integer(env, "AUTH_TOKEN_CACHE_SIZE", 10_000, 0, 1_000_000),
   };
   if (rules.tokenUrl !== undefined && !/^https?:\/\//.test(rules.tokenUrl)) {
     throw new ConfigError("AUTH_TOKEN_URL", "must be an http(s) URL");

@@ -13,7 +13,9 @@ export {
   assertEveryMethodHasScope,
   createAuthInterceptor,
 } from "./interceptor.js";
+export { DEFAULT_JWKS_MAX_AGE_MS } from "./key-set.js";
 export { isUuid } from "./uuid.js";
+export { DEFAULT_TOKEN_CACHE_MAX_ENTRIES } from "./verified-token-cache.js";
 export {
   type AccessTokenVerifier,
   type AccessTokenVerifierOptions,

@@ -1,15 +1,14 @@
-import { readFile } from "node:fs/promises";
-import {
-  createLocalJWKSet,
-  createRemoteJWKSet,
-  errors,
-  type JSONWebKeySet,
-  type JWTPayload,
-  type JWTVerifyGetKey,
-  jwtVerify,
-} from "jose";
+import { errors, type JWTPayload, type JWTVerifyResult, jwtVerify, type ResolvedKey } from "jose";
 import type { Caller } from "./caller.js";
+import { type KeySource, openKeySet } from "./key-set.js";
 import { isUuid } from "./uuid.js";
+import {
+  createVerifiedTokenCache,
+  DEFAULT_TOKEN_CACHE_MAX_ENTRIES,
+  type VerifiedToken,
+} from "./verified-token-cache.js";
+
+export type { KeySource } from "./key-set.js";
 
 /**
  * Asymmetric algorithms accepted by default. HMAC is never in the list: with a JWKS of public keys,
@@ -19,12 +18,6 @@ export const DEFAULT_ALGORITHMS = ["RS256", "PS256", "ES256", "EdDSA"] as const;
 
 /** `typ` header values accepted: RFC 9068 access tokens, and plain JWTs from older issuers. */
 const ACCEPTED_TYPES = new Set(["at+jwt", "application/at+jwt", "jwt"]);
-
-/** Where the verification keys come from. */
-export type KeySource =
-  | { readonly jwksUrl: string }
-  | { readonly jwksFile: string }
-  | { readonly jwks: JSONWebKeySet };
 
 /** Options of {@link createAccessTokenVerifier}. */
 export interface AccessTokenVerifierOptions {
@@ -43,6 +36,16 @@ export interface AccessTokenVerifierOptions {
   readonly orgClaim?: string;
   /** With `jwksUrl`: minimum time between two fetches caused by unknown `kid`s (default 30 s). */
   readonly jwksCooldownMs?: number;
+  /**
+   * With `jwksUrl`: how long a fetched JWKS is used before it is fetched again (default 10 min).
+   * Also the longest a key the issuer removed still verifies tokens, cached or not.
+   */
+  readonly jwksMaxAgeMs?: number;
+  /**
+   * Verified tokens remembered, so a reused token is not verified again (default 10,000; 0 turns
+   * the cache off). See {@link createVerifiedTokenCache} for what a hit still checks.
+   */
+  readonly tokenCacheMaxEntries?: number;
 }
 
 /** Why a token was refused; `message` is safe to return to the client (never echoes the token). */
@@ -58,23 +61,35 @@ export class KeySetUnavailableError extends Error {
 /** Verifies an access token and returns the caller it authenticates. */
 export type AccessTokenVerifier = (token: string) => Promise<Omit<Caller, "tokenId">>;
 
-/** Builds a verifier for RFC 9068 JWT access tokens signed by keys of a JWKS. */
+/**
+ * Builds a verifier for RFC 9068 JWT access tokens signed by keys of a JWKS, caching the tokens it
+ * accepted (see {@link AccessTokenVerifierOptions.tokenCacheMaxEntries}).
+ */
 export async function createAccessTokenVerifier(
   options: AccessTokenVerifierOptions,
 ): Promise<AccessTokenVerifier> {
-  const keySet = await resolveKeySet(options);
   const algorithms = [...(options.algorithms ?? DEFAULT_ALGORITHMS)];
   if (algorithms.some((alg) => alg === "none" || alg.startsWith("HS"))) {
     throw new Error("AUTH_ALGORITHMS must list asymmetric algorithms only (no none, no HS*)");
   }
+  const cacheSize = options.tokenCacheMaxEntries ?? DEFAULT_TOKEN_CACHE_MAX_ENTRIES;
+  if (!Number.isInteger(cacheSize) || cacheSize < 0) {
+    throw new Error(`tokenCacheMaxEntries must be a whole number, 0 for no cache (got ${cacheSize})`);
+  }
+  // jose caches the set and refetches on an unknown kid, at most once per cooldown: key rotation
+  // is picked up without a restart, and bogus kids cannot hammer the issuer.
+  const keys = await openKeySet(options.keys, {
+    ...(options.jwksCooldownMs !== undefined ? { cooldownMs: options.jwksCooldownMs } : {}),
+    ...(options.jwksMaxAgeMs !== undefined ? { maxAgeMs: options.jwksMaxAgeMs } : {}),
+  });
   const userClaim = options.userClaim ?? "sub";
   const orgClaim = options.orgClaim ?? "org_id";
   const tolerance = options.clockToleranceSeconds ?? 30;
 
-  return async (token) => {
-    let payload: JWTPayload;
+  const verify = async (token: string): Promise<VerifiedToken> => {
+    let result: JWTVerifyResult & ResolvedKey;
     try {
-      const result = await jwtVerify(token, keySet, {
+      result = await jwtVerify(token, keys.getKey, {
         issuer: options.issuer,
         audience: options.audience,
         algorithms,
@@ -91,7 +106,6 @@ export async function createAccessTokenVerifier(
       if (typ !== undefined && !ACCEPTED_TYPES.has(typ.toLowerCase())) {
         throw new InvalidTokenError(`token type "${typ}" is not an access token`);
       }
-      payload = result.payload;
     } catch (error) {
       if (error instanceof InvalidTokenError) throw error;
       // The issuer's keys being out of reach is our outage, not the client's bad token.
@@ -100,6 +114,7 @@ export async function createAccessTokenVerifier(
       }
       throw new InvalidTokenError(describeFailure(error));
     }
+    const payload = result.payload;
     const userId = payload[userClaim];
     const orgId = payload[orgClaim];
     if (typeof userId !== "string" || !isUuid(userId)) {
@@ -108,8 +123,22 @@ export async function createAccessTokenVerifier(
     if (typeof orgId !== "string" || !isUuid(orgId)) {
       throw new InvalidTokenError(`token claim "${orgClaim}" must be a UUID`);
     }
-    return { userId: userId.toLowerCase(), orgId: orgId.toLowerCase(), scopes: readScopes(payload) };
+    return {
+      // Frozen: a cached caller is handed to many requests.
+      caller: Object.freeze({
+        userId: userId.toLowerCase(),
+        orgId: orgId.toLowerCase(),
+        scopes: readScopes(payload),
+      }),
+      // requiredClaims made jose check that exp is present and a number.
+      exp: payload.exp as number,
+      key: result.key,
+      kid: result.protectedHeader.kid,
+    };
   };
+
+  if (cacheSize === 0) return async (token) => (await verify(token)).caller;
+  return createVerifiedTokenCache({ verify, keys, maxEntries: cacheSize });
 }
 
 /** Scopes from `scope` (RFC 9068: space-delimited string) or `scp` (array, common in the wild). */
@@ -122,22 +151,6 @@ function readScopes(payload: JWTPayload): ReadonlySet<string> {
     for (const scope of payload.scp) if (typeof scope === "string") scopes.add(scope);
   }
   return scopes;
-}
-
-async function resolveKeySet(options: AccessTokenVerifierOptions): Promise<JWTVerifyGetKey> {
-  const keys = options.keys;
-  if ("jwksUrl" in keys) {
-    // jose caches the set and refetches on an unknown kid, at most once per cooldown: key
-    // rotation is picked up without a restart, and bogus kids cannot hammer the issuer.
-    return createRemoteJWKSet(new URL(keys.jwksUrl), {
-      cooldownDuration: options.jwksCooldownMs ?? 30_000,
-    });
-  }
-  if ("jwksFile" in keys) {
-    const text = await readFile(keys.jwksFile, "utf8");
-    return createLocalJWKSet(JSON.parse(text) as JSONWebKeySet);
-  }
-  return createLocalJWKSet(keys.jwks);
 }
 
 /** A short, token-free explanation of why verification failed. */
