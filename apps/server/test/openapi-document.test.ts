@@ -258,6 +258,40 @@ describe("the Folio API's OpenAPI document", () => {
     });
   });
 
+  describe("the security scheme as the deployment configures it", () => {
+    const jwks = {
+      AUTH_JWKS_URL: "https://issuer.folio.test/.well-known/jwks.json",
+      AUTH_ISSUER: "https://issuer.folio.test/",
+      AUTH_AUDIENCE: "folio",
+    };
+
+    it("is OAuth 2.0 client credentials at AUTH_TOKEN_URL, scopes in the requirements", () => {
+      const doc = createFolioOpenApiDocument(
+        loadConfig({ ...jwks, AUTH_TOKEN_URL: "https://issuer.folio.test/oauth2/token" }).auth,
+      );
+      expect(doc.components.securitySchemes?.oauth2).toMatchObject({
+        type: "oauth2",
+        flows: { clientCredentials: { tokenUrl: "https://issuer.folio.test/oauth2/token" } },
+      });
+      expect(doc.paths["/folders"]?.post?.security).toEqual([{ oauth2: ["files:upload"] }]);
+    });
+
+    it("without a known token endpoint, is a bearer token, the scopes in the descriptions", () => {
+      // OAuth 2.0 flows need a token URL, OpenID Connect a discovery document the issuer may not
+      // have: a bearer token is what the server can vouch for.
+      const doc = createFolioOpenApiDocument(loadConfig(jwks).auth);
+      expect(Object.keys(doc.components.securitySchemes ?? {})).toEqual(["bearerAuth"]);
+      const scheme = doc.components.securitySchemes?.bearerAuth;
+      expect(scheme).toMatchObject({ type: "http", scheme: "bearer", bearerFormat: "JWT" });
+      expect(scheme?.description).toContain("- `files:upload`: Create folders.");
+      expect(scheme?.description).toContain("- `project:read`: List the organisation's projects.");
+      const create = doc.paths["/folders"]?.post;
+      expect(create?.security).toEqual([{ bearerAuth: [] }]);
+      expect(create?.description).toContain("Requires a bearer token with the scope `files:upload`.");
+      expect(doc.paths["/projects"]?.get?.description).toContain("`project:read`");
+    });
+  });
+
   it("uses one error envelope for every error response", () => {
     let count = 0;
     for (const item of Object.values(document.paths)) {

@@ -1,5 +1,8 @@
 import { randomUUID } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findWebAppDir } from "../src/http/web-app.js";
 import { startTestServer, type TestServer } from "./harness.js";
 
 let server: TestServer;
@@ -179,5 +182,41 @@ describe("REST at /api/v1", () => {
     const docs = await fetch(`${server.baseUrl}/api/v1/docs`);
     expect(docs.status).toBe(200);
     expect(await docs.text()).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/);
+  });
+
+  it("creates a folder from the request example the document gives the docs page's try-it", async () => {
+    const document = (await (await fetch(`${server.baseUrl}/api/v1/openapi.json`)).json()) as {
+      paths: Record<string, { post?: { requestBody?: { content: Record<string, { example?: unknown }> } } }>;
+    };
+    const example = document.paths["/folders"]?.post?.requestBody?.content["application/json"]?.example;
+    expect(example).toBeDefined();
+    const response = await rest("POST", "/api/v1/folders", { body: JSON.stringify(example) });
+    expect(response.status, JSON.stringify(response.json)).toBe(201);
+    expect(response.json.folder).toMatchObject(example as object);
+  });
+});
+
+describe("GET /favicon.ico", () => {
+  // Browsers ask for it on pages without an icon of their own: the API's JSON, /healthz.
+  const webApp = findWebAppDir();
+
+  it.runIf(webApp !== undefined)("is the web app's icon, cached and revalidated", async () => {
+    const icon = await readFile(join(webApp ?? "", "favicon.svg"));
+    const response = await fetch(`${server.baseUrl}/favicon.ico`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("image/svg+xml");
+    expect(Buffer.from(await response.arrayBuffer())).toEqual(icon);
+    const etag = response.headers.get("etag");
+    expect(etag).toBeTruthy();
+    const again = await fetch(`${server.baseUrl}/favicon.ico`, { headers: { "if-none-match": etag ?? "" } });
+    expect(again.status).toBe(304);
+    const head = await fetch(`${server.baseUrl}/favicon.ico`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-type")).toBe("image/svg+xml");
+  });
+
+  it.runIf(webApp === undefined)("is no content without the web app (not an error)", async () => {
+    const response = await fetch(`${server.baseUrl}/favicon.ico`);
+    expect(response.status).toBe(204);
   });
 });

@@ -453,6 +453,23 @@ describe.each(transcoderCalls)("calls %s", (calls) => {
         status: 400,
         error: { code: "invalid_argument", message: expect.stringContaining("takes no request body") },
       },
+      {
+        it: "ignores a Content-Type on a bodyless GET (it describes a body there is none of)",
+        request: { method: "GET", path: "/v1/shelves/s1", headers: { "content-type": "text/plain" } },
+        status: 200,
+        json: { name: "shelves/s1", id: "s1", theme: "echo" },
+        received: { method: "GetShelf", request: { name: "shelves/s1" } },
+      },
+      {
+        it: "ignores a JSON Content-Type on a bodyless GET with a query string",
+        request: {
+          method: "GET",
+          path: "/v1/shelves/s1/books?pageSize=5",
+          headers: { "content-type": "application/json" },
+        },
+        status: 200,
+        received: { method: "ListBooks", request: { parent: "shelves/s1", pageSize: 5 } },
+      },
     ])("$it", check);
 
     it("refuses a body that is not UTF-8", async () => {
@@ -708,6 +725,43 @@ describe.each(transcoderCalls)("calls %s", (calls) => {
             maxWeight: 3.4028234663852886e38,
             minWeight: -3.4028234663852886e38,
           },
+        },
+      },
+      {
+        it: "accepts the largest float32 in the other spellings, for float and FloatValue",
+        request: {
+          method: "GET",
+          path: "/v1/shelves/s1/books?maxWeight=340282350000000000000000000000000000000&minWeight=3.4028235e38",
+        },
+        status: 200,
+        received: {
+          method: "ListBooks",
+          request: {
+            parent: "shelves/s1",
+            maxWeight: 3.4028234663852886e38,
+            minWeight: 3.4028234663852886e38,
+          },
+        },
+      },
+      {
+        it: "reads + in the query string as a space (application/x-www-form-urlencoded)",
+        request: { method: "GET", path: "/v1/shelves/s1/books?author=Ann+Lee&filter.city=New+York" },
+        status: 200,
+        received: {
+          method: "ListBooks",
+          request: { parent: "shelves/s1", author: "Ann Lee", filter: { city: "New York" } },
+        },
+      },
+      {
+        it: "reads %2B in the query string as a plus, and %20 as a space",
+        request: {
+          method: "GET",
+          path: "/v1/shelves/s1/books?author=C%2B%2B&pageToken=ab%2Bc%2F%3D&tags=a%20b+c",
+        },
+        status: 200,
+        received: {
+          method: "ListBooks",
+          request: { parent: "shelves/s1", author: "C++", pageToken: "ab+c/=", tags: ["a b c"] },
         },
       },
       {

@@ -146,6 +146,8 @@ export interface CommonErrorContext {
   readonly route: HttpRoute;
   /** Whether the route reads a request body. */
   readonly hasBody: boolean;
+  /** Whether that body is a `google.api.HttpBody`, taken as it is, of any media type. */
+  readonly rawBody: boolean;
   /** The scope the route's method requires, if any. */
   readonly requiredScope: string | undefined;
 }
@@ -159,9 +161,11 @@ export function commonErrorResponses(context: CommonErrorContext): DocumentedErr
   const errors: DocumentedError[] = [];
   errors.push({
     code: "invalid_argument",
-    condition: context.hasBody
-      ? "The body is not valid JSON, has a field the request message does not have, or a value of the wrong type; or a path or query parameter cannot be parsed."
-      : "A path or query parameter is unknown or cannot be parsed, or the request has a body.",
+    condition: !context.hasBody
+      ? "A path or query parameter is unknown or cannot be parsed, or the request has a body."
+      : context.rawBody
+        ? "A path or query parameter is unknown or cannot be parsed."
+        : "The body is not valid JSON, has a field the request message does not have, or a value of the wrong type; or a path or query parameter cannot be parsed.",
   });
   if (context.requiredScope !== undefined) {
     errors.push({
@@ -181,7 +185,9 @@ export function commonErrorResponses(context: CommonErrorContext): DocumentedErr
     });
     errors.push({
       code: "invalid_argument",
-      condition: "The body's `Content-Type` is not `application/json`.",
+      condition: context.rawBody
+        ? "The body has a `Content-Encoding` (compressed bodies are not accepted)."
+        : "The body's `Content-Type` is not `application/json` (in UTF-8), or the body has a `Content-Encoding`.",
       httpStatus: 415,
     });
   }
@@ -298,6 +304,7 @@ function operationFor(route: HttpRoute, context: OperationContext): OperationObj
     ...headerParameters(options.requestHeaders?.(method)),
   ];
   const requestBody = requestBodyFor(route, schemas, comments, options.requestExample?.(method));
+  const rawBody = hasRawBody(route);
   const status = options.successStatus?.(method) ?? 200;
   const operationId = `${service.name}_${method.name}${route.binding > 0 ? `_${route.binding}` : ""}`;
   const operation: OperationObject = {
@@ -316,7 +323,7 @@ function operationFor(route: HttpRoute, context: OperationContext): OperationObj
         options.pageLinks ?? false,
         options.errorBody?.schemaName ?? ERROR_ENVELOPE_SCHEMA,
       ),
-      ...errorResponses(route, requestBody !== undefined, requiredScope, options),
+      ...errorResponses(route, requestBody !== undefined, rawBody, requiredScope, options),
     },
   };
 
@@ -470,10 +477,8 @@ function requestBodyFor(
   let required: boolean;
   if (route.body === undefined) {
     return undefined;
-  } else if (route.body === "*" && isHttpBody(input)) {
-    return rawBody(comments(input));
-  } else if (route.bodyField?.fieldKind === "message" && isHttpBody(route.bodyField.message)) {
-    return rawBody(comments(route.bodyField));
+  } else if (hasRawBody(route)) {
+    return rawBody(comments(route.body === "*" ? input : (route.bodyField as DescField)));
   } else if (route.body === "*") {
     const boundTopLevel = new Set(
       route.pathVariables.filter((v) => v.fieldPath.length === 1).map((v) => v.fieldPath[0] as string),
@@ -539,6 +544,13 @@ function streamResponse(
       },
     },
   };
+}
+
+/** Whether the route's request body is a `google.api.HttpBody` (`body: "*"` or the named field). */
+function hasRawBody(route: HttpRoute): boolean {
+  return route.body === "*"
+    ? isHttpBody(route.method.input)
+    : route.bodyField?.fieldKind === "message" && isHttpBody(route.bodyField.message);
 }
 
 /** Raw bytes of any media type: a `google.api.HttpBody`. */
@@ -625,11 +637,17 @@ function successResponse(
 function errorResponses(
   route: HttpRoute,
   hasBody: boolean,
+  rawBody: boolean,
   requiredScope: string | undefined,
   options: OpenApiDocumentOptions,
 ): Record<string, ResponseObject> {
   const declared = options.errorResponses?.(route.method) ?? [];
-  const common = (options.commonErrorResponses ?? commonErrorResponses)({ route, hasBody, requiredScope });
+  const common = (options.commonErrorResponses ?? commonErrorResponses)({
+    route,
+    hasBody,
+    rawBody,
+    requiredScope,
+  });
 
   const byStatus = new Map<number, DocumentedError[]>();
   for (const error of [...declared, ...common]) {

@@ -17,7 +17,8 @@ export interface SecurityOptions {
 
 /**
  * A bearer token (RFC 6750) in the `Authorization` header. OpenAPI defines no scopes for `http`
- * schemes, so the scope an operation needs is only named in its description.
+ * schemes, so the scope an operation needs is named in its description, and the scheme's
+ * description lists them all.
  */
 export interface BearerScheme {
   readonly type: "bearer";
@@ -78,6 +79,11 @@ export function createSecurityDocumenter(options: SecurityOptions): SecurityDocu
           options.scopes?.[scope] ?? `Needed by ${operations.map((id) => `\`${id}\``).join(", ")}.`;
       }
       const description = options.description;
+      // Where the scheme has no place for scopes, or the provider lists them: in the description.
+      const list = Object.entries(scopes).map(([scope, text]) => `- \`${scope}\`: ${text}`);
+      const withScopes = [description, list.length > 0 ? `Scopes:\n\n${list.join("\n")}` : undefined]
+        .filter((part) => part !== undefined)
+        .join("\n\n");
       switch (scheme.type) {
         case "bearer":
           return {
@@ -85,7 +91,7 @@ export function createSecurityDocumenter(options: SecurityOptions): SecurityDocu
               type: "http",
               scheme: "bearer",
               bearerFormat: scheme.bearerFormat ?? "JWT",
-              ...(description === undefined ? {} : { description }),
+              ...(withScopes === "" ? {} : { description: withScopes }),
             },
           };
         case "oauth2": {
@@ -95,20 +101,16 @@ export function createSecurityDocumenter(options: SecurityOptions): SecurityDocu
           }
           return { [name]: { type: "oauth2", flows, ...(description === undefined ? {} : { description }) } };
         }
-        case "openIdConnect": {
-          // The provider lists its scopes; the document says which ones the operations need.
-          const list = Object.entries(scopes).map(([scope, text]) => `- \`${scope}\`: ${text}`);
-          const text = [description, list.length > 0 ? `Scopes:\n\n${list.join("\n")}` : undefined]
-            .filter((part) => part !== undefined)
-            .join("\n\n");
+        case "openIdConnect":
+          // The provider lists its scopes; the document says which ones the operations need (in
+          // their requirements, and here with what they allow).
           return {
             [name]: {
               type: "openIdConnect",
               openIdConnectUrl: scheme.openIdConnectUrl,
-              ...(text === "" ? {} : { description: text }),
+              ...(withScopes === "" ? {} : { description: withScopes }),
             },
           };
-        }
       }
     },
   };

@@ -320,11 +320,24 @@ describe("a document of descriptors built at run time", () => {
         .map((item) => item.get)
         .find((op) => op?.operationId === "LibraryService_GetBook");
 
-    it("puts a bearer token's scope in the description, as OpenAPI defines no scopes for http schemes", () => {
+    it("puts a bearer token's scope in the descriptions, as OpenAPI defines no scopes for http schemes", () => {
       const doc = secured({ requiredScope });
       expect(doc.components.securitySchemes).toEqual({
-        bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "JWT",
+          description:
+            "Scopes:\n\n- `books:read`: Needed by `LibraryService_GetBook`, `LibraryService_GetBook_1`.",
+        },
       });
+      expect(
+        secured({
+          requiredScope,
+          description: "Tokens of the library.",
+          scopes: { "books:read": "Read books." },
+        }).components.securitySchemes?.bearerAuth?.description,
+      ).toBe("Tokens of the library.\n\nScopes:\n\n- `books:read`: Read books.");
       expect(getBook(doc)?.security).toEqual([{ bearerAuth: [] }]);
       expect(getBook(doc)?.description).toContain("`books:read`");
     });
@@ -483,6 +496,11 @@ describe("a document of descriptors built at run time", () => {
     });
     expect(put?.parameters).toBeUndefined();
     expect(doc.components.schemas.HttpBody).toBeUndefined();
+    // Any media type is taken: only a compressed body is refused with 415, and no JSON is parsed.
+    const unsupported = (put?.responses["415"] as ResponseObject | undefined)?.description;
+    expect(unsupported).toContain("`Content-Encoding`");
+    expect(unsupported).not.toContain("application/json");
+    expect((put?.responses["400"] as ResponseObject | undefined)?.description).not.toContain("JSON");
   });
 
   it("documents a server stream as NDJSON or Server-Sent Events, ending with the error body on a failure", () => {

@@ -68,6 +68,17 @@ export function createDispatch(routes: Routes): NodeHandler {
       route("web");
       return;
     }
+    if ((req.method === "GET" || req.method === "HEAD") && path === "/favicon.ico") {
+      // Browsers ask for it on pages without an icon of their own: a JSON response of the API,
+      // /healthz. The web app's icon, as it is: browsers go by its type (image/svg+xml), not by
+      // the name. Without the web app, no icon, and no error either.
+      route("web");
+      if (routes.webApp?.(withUrl(req, FAVICON_SVG), res)) return;
+      res.statusCode = 204;
+      res.setHeader("cache-control", "public, max-age=86400");
+      res.end();
+      return;
+    }
     if (path?.startsWith("/api/")) {
       if (facts !== undefined) facts.protocol = "rest";
       routes.rest(req, res);
@@ -76,4 +87,12 @@ export function createDispatch(routes: Routes): NodeHandler {
     if (facts !== undefined) facts.protocol = rpcProtocolOf(req);
     routes.connect(req, res);
   };
+}
+
+/** The web app's icon (apps/web/public). */
+const FAVICON_SVG = "/favicon.svg";
+
+/** The same request, for another path: what a handler reads of it is the URL, method and headers. */
+function withUrl<Req extends Parameters<NodeHandler>[0]>(req: Req, url: string): Req {
+  return Object.create(req, { url: { value: url } }) as Req;
 }
