@@ -1,0 +1,242 @@
+// Throughput comparison (issue 15): Folio over REST, Connect (JSON and binary) and gRPC against two
+// hand-written services with the same semantics, Fastify 5 + pg and bare node:http + pg
+// (fastify-service.ts, node-http-service.ts, sharing baseline/), on one fresh database, one ES256
+// key and one token, each server a child process of its own with a pool of 10 connections.
+//
+// Workloads: ListProjects of 10 and of 1000 rows (first page), CreateFolder (a new name per
+// request). Interleaved rounds: each round runs every contestant once per workload, in an order
+// that rotates, so a slow moment of the machine is shared out. Printed per workload: req/s (median
+// of rounds), paired per-round ratios with their spread, server CPU per request (utime + stime of
+// the server's pid over the sample), RSS, non-2xx responses, p50/p99 latency; and cold starts.
+//
+//   node bench/throughput/src/compare.ts --help
+//
+// Needs wrk and h2load (Debian: apt-get install -y wrk nghttp2-client) and the server's build
+// (pnpm exec turbo run build --filter=@folio/server...); `pnpm bench:throughput` does both steps.
+
+import { randomBytes, randomUUID } from "node:crypto";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { readArgs, USAGE } from "./compare/args.ts";
+import { measureColdStarts } from "./compare/cold-start.ts";
+import { CONTESTANT_TITLE, type Contestant, driveOf, SERVER_OF } from "./compare/contestants.ts";
+import { type BenchDatabase, createBenchDatabase, seedProjects } from "./compare/database.ts";
+import { preflight } from "./compare/preflight.ts";
+import { cpuMs, rssBytes, waitUntilIdle } from "./compare/proc-stats.ts";
+import { type Measured, printReport, type Results } from "./compare/report.ts";
+import { throughput } from "./compare/sample.ts";
+import { type RunningServer, type ServerKind, type ServerSetup, startServer } from "./compare/servers.ts";
+import { AUDIENCE, createBenchIssuer, ISSUER } from "./compare/tokens.ts";
+import { missingTools } from "./compare/tools.ts";
+
+let args: ReturnType<typeof readArgs>;
+try {
+  args = readArgs(process.argv.slice(2));
+} catch (error) {
+  console.error(`${(error as Error).message}\n\n${USAGE}`);
+  process.exit(2);
+}
+if (args === "help") {
+  console.log(USAGE);
+  process.exit(0);
+}
+const options = args;
+
+const needsH2load =
+  options.contestants.includes("folio-grpc") && options.workloads.some((w) => w !== "create");
+const needsWrk = options.contestants.some((c) => c !== "folio-grpc");
+const tools = missingTools([
+  ...(needsWrk ? (["wrk"] as const) : []),
+  ...(needsH2load ? (["h2load"] as const) : []),
+]);
+if (tools.missing.length > 0) {
+  console.error(`not installed: ${tools.missing.join(", ")}. Install with:\n\n  ${tools.install}\n`);
+  process.exit(2);
+}
+
+const machine = () =>
+  `Node ${process.version}, ${availableParallelism()} CPUs, load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`;
+
+// Everything to undo, last first: servers, the database, the temporary directory.
+const cleanups: (() => Promise<unknown>)[] = [];
+const cleanUp = async () => {
+  while (cleanups.length > 0)
+    await cleanups
+      .pop()?.()
+      .catch((error: unknown) => console.error(error));
+};
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    console.error(`\n${signal}: stopping the servers and dropping the database`);
+    void cleanUp().then(() => process.exit(130));
+  });
+}
+
+try {
+  process.exitCode = (await compare()) ? 0 : 1;
+} catch (error) {
+  console.error(error);
+  process.exitCode = 1;
+} finally {
+  await cleanUp();
+}
+
+async function compare(): Promise<boolean> {
+  const dir = await mkdtemp(join(tmpdir(), "folio-throughput-"));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+
+  let database: BenchDatabase;
+  try {
+    database = await createBenchDatabase(options.databaseUrl);
+  } catch (error) {
+    throw new Error(
+      `cannot create a database on ${options.databaseUrl} (--database-url): ${(error as Error).message}`,
+    );
+  }
+  cleanups.push(() => database.drop());
+  const orgId = randomUUID();
+  const others = Array.from({ length: 4 }, () => ({ id: randomUUID(), projects: 1000 }));
+  await seedProjects(database.url, [{ id: orgId, projects: options.projects }, ...others]);
+
+  const issuer = await createBenchIssuer(dir);
+  const token = await issuer.sign({ org_id: orgId, scope: "files:upload project:read" }, 12);
+  const setup: ServerSetup = {
+    databaseUrl: database.url,
+    jwksFile: issuer.jwksFile,
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    pageTokenSecret: randomBytes(32).toString("base64url"),
+    poolSize: options.pool,
+    dir,
+    readyToken: token,
+  };
+
+  console.log(`# Throughput: Folio against hand-written Fastify and node:http services\n`);
+  console.log(
+    `database ${database.name} on ${new URL(options.databaseUrl).host}: ${options.projects} projects in the measured org, 4 other orgs of 1000`,
+  );
+  console.log(
+    `${options.rounds} interleaved round(s); samples of ${options.duration} s after ${options.warmup} s of warm-up; ${options.connections} connections, one request in flight each; load generator threads: ${options.threads}`,
+  );
+  console.log(
+    `every server: its own process, a pool of ${options.pool} connections, the same JWKS file, token and page-token key`,
+  );
+  console.log(
+    `Folio: apps/server/dist/main.js, DATABASE_POOL_SIZE=${options.pool}, rate limits off, METRICS_PORT=off, LOG_LEVEL=warn`,
+  );
+  console.log(`machine: ${machine()}`);
+
+  const kinds = [...new Set(options.contestants.map((c) => SERVER_OF[c]))];
+  const coldKinds = (["folio", "fastify"] as const).filter((kind) => kinds.includes(kind));
+  if (options.coldStarts > 0 && coldKinds.length > 0) {
+    const cold = await measureColdStarts(coldKinds, setup, options.coldStarts);
+    console.log(
+      `\n## Cold start: spawn to the first successful authenticated ListProjects (median of ${options.coldStarts})\n`,
+    );
+    for (const [kind, { median, all }] of cold) {
+      console.log(
+        `${kind.padEnd(8)} ${median.toFixed(0)} ms   (${all.map((ms) => ms.toFixed(0)).join(", ")})`,
+      );
+    }
+    const folio = cold.get("folio")?.median;
+    const fastify = cold.get("fastify")?.median;
+    if (folio !== undefined && fastify !== undefined)
+      console.log(`folio / fastify: ${(folio / fastify).toFixed(2)}`);
+  }
+
+  let profileDir: string | undefined;
+  const servers = new Map<ServerKind, RunningServer>();
+  for (const kind of kinds) {
+    let execArgv: string[] = [];
+    if (options.profile !== undefined && SERVER_OF[options.profile] === kind) {
+      profileDir = join(tmpdir(), `folio-throughput-profile-${Date.now()}`);
+      await mkdir(profileDir, { recursive: true });
+      execArgv = ["--cpu-prof", "--cpu-prof-dir", profileDir];
+    }
+    const server = await startServer(kind, setup, { execArgv });
+    cleanups.push(() => server.stop());
+    servers.set(kind, server);
+  }
+  const urls = new Map([...servers].map(([kind, server]) => [kind, server.url]));
+
+  const runTag = Date.now().toString(36);
+  const checked = await preflight(urls, options.contestants, options.workloads, token, runTag);
+  console.log("\n## Preflight\n");
+  for (const note of checked.notes) console.log(note);
+  console.log("one request of every contestant and workload answered as expected");
+
+  const drives = new Map<string, ReturnType<typeof driveOf>>();
+  const clients = new Map<string, string>();
+  for (const workload of options.workloads) {
+    for (const contestant of options.contestants) {
+      const drive = driveOf(contestant, workload, token, checked.grpcListDataBytes);
+      drives.set(`${contestant}/${workload}`, drive);
+      clients.set(`${contestant}/${workload}`, drive.client);
+    }
+  }
+
+  console.log("\n## Samples\n");
+  const results: Results = new Map(
+    options.workloads.map((w) => [w, new Map(options.contestants.map((c) => [c, [] as Measured[]]))]),
+  );
+  const load = { connections: options.connections, threads: options.threads, dir };
+  const pids = [...servers.values()].map((server) => server.pid);
+  const settle = async () => {
+    if (!(await waitUntilIdle(pids))) console.log("(a server was still busy 60 s after its sample ended)");
+  };
+  for (let round = 0; round < options.rounds; round++) {
+    for (const [w, workload] of options.workloads.entries()) {
+      const order = rotate(options.contestants, round + w);
+      for (const contestant of order) {
+        const server = servers.get(SERVER_OF[contestant]) as RunningServer;
+        const drive = drives.get(`${contestant}/${workload}`) as ReturnType<typeof driveOf>;
+        const prefix = `${runTag}-${contestant}-${workload}-r${round + 1}`;
+        if (options.warmup > 0) {
+          await drive.run(server.url, `${prefix}-w`, { ...load, seconds: options.warmup });
+          await settle();
+        }
+        const cpuBefore = cpuMs(server.pid);
+        const sample = await drive.run(server.url, prefix, { ...load, seconds: options.duration });
+        const cpu = cpuMs(server.pid) - cpuBefore;
+        const measured: Measured = {
+          sample,
+          cpuMsPerRequest: sample.requests > 0 ? cpu / sample.requests : Number.NaN,
+          rssBytes: rssBytes(server.pid),
+        };
+        // The requests the load generator left in flight are worked off before the next sample.
+        await settle();
+        results.get(workload)?.get(contestant)?.push(measured);
+        console.log(
+          `round ${round + 1}/${options.rounds}  ${workload.padEnd(9)}  ${contestant.padEnd(19)}  ${throughput(sample).toFixed(0).padStart(6)} req/s  ` +
+            `${measured.cpuMsPerRequest.toFixed(3)} CPU ms/req  non-2xx ${sample.failures}  errors ${sample.errors}`,
+        );
+      }
+    }
+  }
+
+  for (const server of servers.values()) await server.stop();
+  console.log(`\n## Results\n`);
+  for (const contestant of options.contestants)
+    console.log(`${contestant.padEnd(19)} ${CONTESTANT_TITLE[contestant]}`);
+  const clean = printReport(results, clients);
+  console.log(`\nafter: ${machine()}`);
+  if (!clean)
+    console.log(
+      "\nFAILED: some responses were not successes (non-2xx or errors above): the figures do not compare",
+    );
+  if (profileDir !== undefined) {
+    const kind = SERVER_OF[options.profile as Contestant];
+    console.log(
+      `\nCPU profile of the ${kind} server over the whole run, every contestant it served (open the .cpuprofile in Chrome DevTools): ${profileDir}`,
+    );
+  }
+  return clean;
+}
+
+function rotate<T>(items: readonly T[], by: number): T[] {
+  const k = by % items.length;
+  return [...items.slice(k), ...items.slice(0, k)];
+}

@@ -1,0 +1,162 @@
+import { runGrpcCalls } from "./grpc-client.ts";
+import { runH2load } from "./h2load.ts";
+import { createFolderRequest, grpcFrame, listProjectsRequest } from "./protobuf.ts";
+import type { Sample } from "./sample.ts";
+import type { ServerKind } from "./servers.ts";
+import { type LoadOptions, runWrk } from "./wrk.ts";
+
+export const WORKLOADS = ["list-10", "list-1000", "create"] as const;
+export type Workload = (typeof WORKLOADS)[number];
+
+export const WORKLOAD_TITLE: Readonly<Record<Workload, string>> = {
+  "list-10": "ListProjects, 10 rows (pageSize=10, first page)",
+  "list-1000": "ListProjects, 1000 rows (pageSize=1000, first page)",
+  create: "CreateFolder (a new top-level name per request, no Idempotency-Key)",
+};
+
+export const PAGE_SIZE: Readonly<Record<Exclude<Workload, "create">, number>> = {
+  "list-10": 10,
+  "list-1000": 1000,
+};
+
+export const CONTESTANTS = [
+  "fastify",
+  "node-http",
+  "folio-rest",
+  "folio-connect-json",
+  "folio-connect-proto",
+  "folio-grpc",
+] as const;
+export type Contestant = (typeof CONTESTANTS)[number];
+
+/** The server each contestant is served by (the Folio ones share one process). */
+export const SERVER_OF: Readonly<Record<Contestant, ServerKind>> = {
+  fastify: "fastify",
+  "node-http": "node-http",
+  "folio-rest": "folio",
+  "folio-connect-json": "folio",
+  "folio-connect-proto": "folio",
+  "folio-grpc": "folio",
+};
+
+export const CONTESTANT_TITLE: Readonly<Record<Contestant, string>> = {
+  fastify: "Fastify 5 + pg, REST",
+  "node-http": "node:http + pg, REST",
+  "folio-rest": "Folio, REST (/api/v1)",
+  "folio-connect-json": "Folio, Connect, application/json",
+  "folio-connect-proto": "Folio, Connect, application/proto",
+  "folio-grpc": "Folio, gRPC (h2c)",
+};
+
+const LIST_PROCEDURE = "/folio.v1.ProjectService/ListProjects";
+const CREATE_PROCEDURE = "/folio.v1.FolderService/CreateFolder";
+
+/** How a contestant is driven through a workload, and by which load generator. */
+export interface Drive {
+  readonly client: string;
+  /** One run; `prefix` makes the folder names of a create run its own. */
+  run(baseUrl: string, prefix: string, options: LoadOptions): Promise<Sample>;
+}
+
+/**
+ * The load of a contestant and workload. `grpcListDataBytes` is what a successful gRPC
+ * ListProjects response of that page size carries (from the preflight), to count gRPC failures
+ * h2load cannot see.
+ */
+export function driveOf(
+  contestant: Contestant,
+  workload: Workload,
+  token: string,
+  grpcListDataBytes: ReadonlyMap<number, number>,
+): Drive {
+  const auth = { Authorization: `Bearer ${token}` };
+  const connect = { ...auth, "Connect-Protocol-Version": "1" };
+  const wrk = (
+    request: Parameters<typeof runWrk>[1] | ((prefix: string) => Parameters<typeof runWrk>[1]),
+  ): Drive => ({
+    client: "wrk (HTTP/1.1)",
+    run: (baseUrl, prefix, options) =>
+      runWrk(baseUrl, typeof request === "function" ? request(prefix) : request, options),
+  });
+  if (workload === "create") {
+    switch (contestant) {
+      case "fastify":
+      case "node-http":
+      case "folio-rest":
+        return wrk((prefix) => ({
+          method: "POST",
+          path: "/api/v1/folders",
+          headers: { ...auth, "Content-Type": "application/json" },
+          uniqueFolder: { encoding: "json", prefix },
+        }));
+      case "folio-connect-json":
+        return wrk((prefix) => ({
+          method: "POST",
+          path: CREATE_PROCEDURE,
+          headers: { ...connect, "Content-Type": "application/json" },
+          uniqueFolder: { encoding: "json", prefix },
+        }));
+      case "folio-connect-proto":
+        return wrk((prefix) => ({
+          method: "POST",
+          path: CREATE_PROCEDURE,
+          headers: { ...connect, "Content-Type": "application/proto" },
+          uniqueFolder: { encoding: "proto", prefix },
+        }));
+      case "folio-grpc":
+        return {
+          client: "node:http2 client (in compare.ts; h2load cannot vary the body)",
+          run: (baseUrl, prefix, options) =>
+            runGrpcCalls(
+              baseUrl,
+              {
+                path: CREATE_PROCEDURE,
+                headers: { authorization: auth.Authorization },
+                message: (connection, n) => createFolderRequest(`${prefix}-${connection}-${n}`),
+              },
+              options,
+            ),
+        };
+    }
+  }
+  const pageSize = PAGE_SIZE[workload];
+  switch (contestant) {
+    case "fastify":
+    case "node-http":
+    case "folio-rest":
+      return wrk({ method: "GET", path: `/api/v1/projects?pageSize=${pageSize}`, headers: auth });
+    case "folio-connect-json":
+      return wrk({
+        method: "POST",
+        path: LIST_PROCEDURE,
+        headers: { ...connect, "Content-Type": "application/json" },
+        body: Buffer.from(JSON.stringify({ pageSize })),
+      });
+    case "folio-connect-proto":
+      return wrk({
+        method: "POST",
+        path: LIST_PROCEDURE,
+        headers: { ...connect, "Content-Type": "application/proto" },
+        body: listProjectsRequest(pageSize),
+      });
+    case "folio-grpc":
+      return {
+        client: "h2load (HTTP/2 cleartext)",
+        run: (baseUrl, _prefix, options) =>
+          runH2load(
+            baseUrl,
+            {
+              path: LIST_PROCEDURE,
+              headers: {
+                "content-type": "application/grpc",
+                te: "trailers",
+                authorization: auth.Authorization,
+              },
+              body: grpcFrame(listProjectsRequest(pageSize)),
+              okDataBytes: grpcListDataBytes.get(pageSize),
+            },
+            options,
+          ),
+      };
+  }
+}

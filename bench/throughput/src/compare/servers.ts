@@ -1,0 +1,159 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { closeSync, openSync, readFileSync } from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The three servers of the comparison. */
+export type ServerKind = "folio" | "fastify" | "node-http";
+
+/** What each server runs: Folio's build, and the two baselines from source (Node strips their types). */
+export const SERVER_ENTRY: Readonly<Record<ServerKind, string>> = {
+  folio: fileURLToPath(new URL("../../../../apps/server/dist/main.js", import.meta.url)),
+  fastify: fileURLToPath(new URL("../fastify-service.ts", import.meta.url)),
+  "node-http": fileURLToPath(new URL("../node-http-service.ts", import.meta.url)),
+};
+
+/** The database, keys and secrets every server gets, and the pool size. */
+export interface ServerSetup {
+  readonly databaseUrl: string;
+  readonly jwksFile: string;
+  readonly issuer: string;
+  readonly audience: string;
+  readonly pageTokenSecret: string;
+  readonly poolSize: number;
+  /** Where logs (and Folio's DATA_DIR) go. */
+  readonly dir: string;
+  /** A token with `project:read`, to tell when a server serves. */
+  readonly readyToken: string;
+}
+
+/** A server in a child process of its own, serving. */
+export interface RunningServer {
+  readonly kind: ServerKind;
+  readonly pid: number;
+  readonly url: string;
+  readonly logFile: string;
+  /** From spawn to the first successful authenticated ListProjects, in milliseconds. */
+  readonly startMs: number;
+  /** SIGTERM, then SIGKILL after 20 s; resolves when it has exited. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The environment of a server: Folio's variables, which the baselines read too. Folio's rate
+ * limits and metrics listener are off and it logs warnings only (no access log line per request:
+ * the baselines write none either); its pool is `DATABASE_POOL_SIZE`.
+ */
+export function serverEnv(kind: ServerKind, setup: ServerSetup, port: number): Record<string, string> {
+  const common = {
+    PATH: process.env.PATH ?? "",
+    HOST: "127.0.0.1",
+    PORT: String(port),
+    DATABASE_URL: setup.databaseUrl,
+    DATABASE_POOL_SIZE: String(setup.poolSize),
+    AUTH_JWKS_FILE: setup.jwksFile,
+    AUTH_ISSUER: setup.issuer,
+    AUTH_AUDIENCE: setup.audience,
+    PAGE_TOKEN_SECRET: setup.pageTokenSecret,
+  };
+  if (kind !== "folio") return common;
+  return {
+    ...common,
+    DATA_DIR: join(setup.dir, "folio-data"),
+    RATE_LIMIT_TOKEN_REQUESTS: "0",
+    RATE_LIMIT_ORG_REQUESTS: "0",
+    METRICS_PORT: "off",
+    LOG_LEVEL: "warn",
+    SHUTDOWN_GRACE_MS: "0",
+  };
+}
+
+/**
+ * Starts a server and waits until an authenticated `GET /api/v1/projects?pageSize=1` answers 200
+ * (polled every `pollMs`), which is also its cold start time. `execArgv` goes to Node (a CPU
+ * profile, say). Output goes to `<dir>/<name>.log`.
+ */
+export async function startServer(
+  kind: ServerKind,
+  setup: ServerSetup,
+  options: { readonly name?: string; readonly execArgv?: readonly string[]; readonly pollMs?: number } = {},
+): Promise<RunningServer> {
+  const port = await freePort();
+  const logFile = join(setup.dir, `${options.name ?? kind}.log`);
+  const fd = openSync(logFile, "a");
+  let child: ChildProcess;
+  const started = performance.now();
+  try {
+    child = spawn(process.execPath, [...(options.execArgv ?? []), SERVER_ENTRY[kind]], {
+      env: serverEnv(kind, setup, port),
+      stdio: ["ignore", fd, fd],
+    });
+  } finally {
+    closeSync(fd);
+  }
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  let exitedEarly = false;
+  void exited.then(() => {
+    exitedEarly = true;
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  const deadline = started + 120_000;
+  for (;;) {
+    if (exitedEarly) {
+      throw new Error(`${kind} exited while starting; the end of ${logFile}:\n${tail(logFile)}`);
+    }
+    if ((await listStatus(url, setup.readyToken)) === 200) break;
+    if (performance.now() > deadline) {
+      await stop();
+      throw new Error(`${kind} did not serve within 120 s; the end of ${logFile}:\n${tail(logFile)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 50));
+  }
+  return { kind, pid: child.pid ?? -1, url, logFile, startMs: performance.now() - started, stop };
+}
+
+/** The status of an authenticated ListProjects of one row, or 0 when nothing answers. */
+function listStatus(url: string, token: string): Promise<number> {
+  return new Promise((resolve) => {
+    const request = http.get(
+      `${url}/api/v1/projects?pageSize=1`,
+      { agent: false, headers: { authorization: `Bearer ${token}` }, timeout: 5000 },
+      (response) => {
+        response.resume();
+        response.on("end", () => resolve(response.statusCode ?? 0));
+        response.on("error", () => resolve(0));
+      },
+    );
+    request.on("timeout", () => request.destroy());
+    request.on("error", () => resolve(0));
+  });
+}
+
+/** A TCP port on 127.0.0.1 that nothing listens on now. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function tail(file: string, lines = 20): string {
+  try {
+    return readFileSync(file, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+  } catch {
+    return "(no log)";
+  }
+}
