@@ -26,7 +26,13 @@ import { preflight } from "./compare/preflight.ts";
 import { cpuMs, rssBytes, waitUntilIdle } from "./compare/proc-stats.ts";
 import { type Measured, printReport, type Results } from "./compare/report.ts";
 import { throughput } from "./compare/sample.ts";
-import { type RunningServer, type ServerKind, type ServerSetup, startServer } from "./compare/servers.ts";
+import {
+  type RunningServer,
+  SERVER_ENTRY,
+  type ServerKind,
+  type ServerSetup,
+  startServer,
+} from "./compare/servers.ts";
 import { AUDIENCE, createBenchIssuer, ISSUER } from "./compare/tokens.ts";
 import { missingTools } from "./compare/tools.ts";
 
@@ -125,7 +131,7 @@ async function compare(): Promise<boolean> {
     `every server: its own process, a pool of ${options.pool} connections, the same JWKS file, token and page-token key`,
   );
   console.log(
-    `Folio: apps/server/dist/main.js, DATABASE_POOL_SIZE=${options.pool}, rate limits off, METRICS_PORT=off, LOG_LEVEL=warn`,
+    `Folio: ${SERVER_ENTRY.folio}, DATABASE_POOL_SIZE=${options.pool}, rate limits off, METRICS_PORT=off, LOG_LEVEL=warn`,
   );
   console.log(`machine: ${machine()}`);
 

@@ -18,7 +18,9 @@ export const USAGE = `Usage: node bench/throughput/src/compare.ts [flags]   (aft
   --pool N             database connections of every server (default 10)
   --cold-starts N      cold starts of Folio and Fastify each, median printed (default 3; 0: none)
   --profile NAME       run the server of contestant NAME with --cpu-prof; prints where the profile is
-                       (the Folio contestants share one process: narrow with --contestants)`;
+                       (the Folio contestants share one process: narrow with --contestants)
+
+  FOLIO_MAIN=path/to/main.js  measures that build of Folio instead of apps/server/dist/main.js`;
 
 export interface CompareArgs {
   readonly databaseUrl: string;

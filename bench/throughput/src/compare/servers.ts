@@ -8,9 +8,14 @@ import { fileURLToPath } from "node:url";
 /** The three servers of the comparison. */
 export type ServerKind = "folio" | "fastify" | "node-http";
 
-/** What each server runs: Folio's build, and the two baselines from source (Node strips their types). */
+/**
+ * What each server runs: Folio's build (or the one `FOLIO_MAIN` names, say a checkout of an
+ * earlier commit, to measure before and after a change), and the two baselines from source (Node
+ * strips their types).
+ */
 export const SERVER_ENTRY: Readonly<Record<ServerKind, string>> = {
-  folio: fileURLToPath(new URL("../../../../apps/server/dist/main.js", import.meta.url)),
+  folio:
+    process.env.FOLIO_MAIN ?? fileURLToPath(new URL("../../../../apps/server/dist/main.js", import.meta.url)),
   fastify: fileURLToPath(new URL("../fastify-service.ts", import.meta.url)),
   "node-http": fileURLToPath(new URL("../node-http-service.ts", import.meta.url)),
 };
