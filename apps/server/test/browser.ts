@@ -13,12 +13,25 @@ import sirv from "sirv";
 /** Debian's Chromium; CI installs it (`.ci/run`), and without it the browser tests are skipped. */
 export const CHROMIUM = "/usr/bin/chromium";
 export const hasChromium = existsSync(CHROMIUM);
+/**
+ * Whether the browser tests skip themselves: only when Chromium is missing and the run does not
+ * require it. `.ci/run` sets FOLIO_REQUIRE_TOOLS=1, so that there a missing Chromium fails the
+ * browser tests (at launch) instead of leaving CI green without them.
+ */
+export const skipBrowserTests = !hasChromium && process.env.FOLIO_REQUIRE_TOOLS !== "1";
+/** Added to the title of a browser test that skips itself. */
+export const browserTestsSkipped = skipBrowserTests ? ` (skipped: ${CHROMIUM} is not installed)` : "";
 
 /** Where the browser tests leave their screenshots (kept with the test results, never committed). */
 export const SCREENSHOTS = fileURLToPath(new URL("../.vitest/screenshots/", import.meta.url));
 
 /** Headless Chromium without anything that talks to the internet on its own. */
 export async function launchChromium(): Promise<Browser> {
+  if (!hasChromium) {
+    throw new Error(
+      `${CHROMIUM} is not installed, and this run requires it (FOLIO_REQUIRE_TOOLS=1, as in CI)`,
+    );
+  }
   const { chromium } = await import("playwright-core");
   return chromium.launch({
     executablePath: CHROMIUM,

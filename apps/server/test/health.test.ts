@@ -1,5 +1,6 @@
 // Liveness, readiness and gRPC health: what load balancers and orchestrators probe. The database
 // outage runs on an embedded database of the test's own, stopped and started again on its port.
+// The pending migration runs on the suite's database (PostgreSQL with DATABASE_URL, else PGlite).
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -158,6 +159,59 @@ describe("the database goes away and comes back", () => {
 
     database = await startEmbeddedPostgres({ dataDir: join(dir, "postgres"), port });
     await eventually(readyz, 200);
+    for (const service of SERVICES) expect((await health.check({ service })).status).toBe(SERVING);
+
+    watch.abort();
+    await watching;
+    expect(watched).toEqual([SERVING, NOT_SERVING, SERVING]);
+  }, 90_000);
+});
+
+describe("a migration the server expects is missing from its database", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("turns /readyz to 503 (migrations-pending) and gRPC health to NOT_SERVING, and back once it is recorded again", async () => {
+    const readyz = async () => (await fetch(`${server.baseUrl}/readyz`)).status;
+    const health = createClient(Health, server.transport("grpc"));
+    const watch = new AbortController();
+    const watched: ServingStatus[] = [];
+    const watching = (async () => {
+      for await (const { status } of health.watch({ service: "" }, { signal: watch.signal })) {
+        watched.push(status);
+      }
+    })().catch(() => undefined);
+
+    expect(await readyz()).toBe(200);
+    await eventually(async () => watched.at(-1), SERVING, 5_000);
+    // As if the server were newer than the database: its latest migration not applied there.
+    const [latest] = await server.sql(
+      `SELECT * FROM "_prisma_migrations" ORDER BY migration_name DESC LIMIT 1`,
+    );
+    expect(latest?.finished_at).not.toBeNull();
+    await server.sql(`DELETE FROM "_prisma_migrations" WHERE id = $1`, [latest?.id]);
+    try {
+      expect(await server.app.db.pendingMigrations()).toEqual([latest?.migration_name]);
+      await eventually(readyz, 503);
+      const pending = await fetch(`${server.baseUrl}/readyz`);
+      expect(await pending.json()).toEqual({ status: "not ready", reason: "migrations-pending" });
+      for (const service of SERVICES) expect((await health.check({ service })).status).toBe(NOT_SERVING);
+      expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200);
+    } finally {
+      const columns = Object.keys(latest ?? {});
+      await server.sql(
+        `INSERT INTO "_prisma_migrations" (${columns.map((c) => `"${c}"`).join(", ")})
+         VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")})`,
+        columns.map((c) => latest?.[c]),
+      );
+    }
+    await eventually(readyz, 200);
+    expect(await (await fetch(`${server.baseUrl}/readyz`)).json()).toEqual({ status: "ready" });
     for (const service of SERVICES) expect((await health.check({ service })).status).toBe(SERVING);
 
     watch.abort();

@@ -7,13 +7,13 @@ import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest"
 import { DEMO_ORG_ID, DEMO_USER_ID, seedDemoProjects } from "../src/demo.js";
 import { findWebAppDir } from "../src/http/web-app.js";
 import {
-  CHROMIUM,
-  hasChromium,
+  browserTestsSkipped,
   launchChromium,
   type StaticSite,
   screenshot,
   seriousAxeViolations,
   serveStatic,
+  skipBrowserTests,
   unexpectedConsoleErrors,
   watchPage,
 } from "./browser.js";
@@ -26,9 +26,7 @@ const PROJECTS = Array.from({ length: 30 }, (_, i) => `Project ${String(i + 1).p
 /** Every fifth project is in Lyon: a filter that leaves 6. */
 const LYON = PROJECTS.filter((_, i) => (i + 1) % 5 === 0);
 
-const skipped = hasChromium ? "" : ` (skipped: ${CHROMIUM} is not installed)`;
-
-describe.skipIf(!hasChromium)(`the web app in headless Chromium${skipped}`, () => {
+describe.skipIf(skipBrowserTests)(`the web app in headless Chromium${browserTestsSkipped}`, () => {
   let browser: Browser;
   let server: TestServer;
   /** The app on an origin the server allows, and on one it does not. */

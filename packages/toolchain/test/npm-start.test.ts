@@ -1,20 +1,34 @@
 // The README's commands, run as a developer or a container runtime runs them: `npm start`, stopped
 // by a signal sent to npm alone, and `npm run token -- ...`. @folio/server is a devDependency of
 // this package so that turbo builds it before these tests: the build inside `npm start` then finds
-// it cached instead of racing the outer build.
+// it cached instead of racing the outer build. The web app's URL that `npm start` prints is opened
+// in headless Chromium, launched as the server's browser tests launch it (skipped without Chromium,
+// except where FOLIO_REQUIRE_TOOLS=1 requires it, as in CI).
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  browserTestsSkipped,
+  launchChromium,
+  skipBrowserTests,
+  unexpectedConsoleErrors,
+  watchPage,
+} from "../../../apps/server/test/browser.js";
 import { commandLine, descendants, isAlive } from "./processes.js";
 
 const repository = fileURLToPath(new URL("../../..", import.meta.url));
 const SERVER_ENTRY = "apps/server/dist/main.js";
 const DEMO_USER_ID = "00000000-0000-4000-8000-0000000000a1";
+const DEMO_ORG_ID = "00000000-0000-4000-8000-00000000f011";
+/** What the server seeds for the demo org on a new database, as the web app lists them. */
+const DEMO_PROJECTS = ["Harbour Office Refit", "Riverside Library", "Station Square Housing"];
+/** Where this package's tests leave their screenshots (ignored by git, as every `.vitest/`). */
+const SCREENSHOTS = fileURLToPath(new URL("../.vitest/screenshots/", import.meta.url));
 
 /** A developer's shell: none of the settings of the test run, nor of the package managers running it. */
 function shellEnvironment(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -56,6 +70,26 @@ function npmStart(env: NodeJS.ProcessEnv): NpmStart {
     );
   });
   return { npm, output, exited, listening };
+}
+
+/** The first line of `output` (so far, or within `timeoutMs`) that `pattern` matches, as matched. */
+async function lineMatching(output: readonly string[], pattern: RegExp, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    for (const line of output) {
+      const match = pattern.exec(line);
+      if (match !== null) return match;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`no line matching ${pattern} within ${timeoutMs} ms:\n${output.join("\n")}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The claims of a JWT (not verified: the server checks it when the app calls the API). */
+function claimsOf(token: string): Record<string, unknown> {
+  return JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString("utf8"));
 }
 
 /** The pids `npm start` runs under it, and the server's among them. */
@@ -141,6 +175,45 @@ describe("npm start", () => {
     expect(stdout).toMatch(/^usage: npm run token -- /);
     expect(stdout).toContain(`e.g. ${line}\n`);
   });
+
+  it.skipIf(skipBrowserTests)(
+    `prints the web app's URL with a token, which opened in headless Chromium shows the demo projects${browserTestsSkipped}`,
+    async () => {
+      // The banner's line, as a newcomer copies it: `  http://127.0.0.1:<port>/#token=<JWT>`.
+      const [printed = "", token = ""] = await lineMatching(
+        run.output,
+        /^\s+(http:\/\/127\.0\.0\.1:\d+\/#token=([\w-]+\.[\w-]+\.[\w-]+))\s*$/,
+      ).then((match) => match.slice(1));
+      expect(new URL(printed).origin).toBe(new URL(url).origin);
+      expect(claimsOf(token)).toMatchObject({ org_id: DEMO_ORG_ID, sub: DEMO_USER_ID });
+      expect(String(claimsOf(token).scope).split(" ")).toContain("project:read");
+      // The same token as the banner's `export FOLIO_TOKEN=` line and the token file.
+      expect(run.output).toContain(`  export FOLIO_TOKEN=${token}`);
+      expect((await readFile(join(dataDir, "dev-token"), "utf8")).trim()).toBe(token);
+
+      const browser = await launchChromium();
+      try {
+        const page = await browser.newPage();
+        const watch = watchPage(page);
+        await page.goto(printed);
+        await page
+          .getByRole("status")
+          .filter({ hasText: new RegExp(`^${DEMO_PROJECTS.length} projects$`) })
+          .waitFor({ timeout: 30_000 });
+        expect(await page.locator("table.projects tbody th").allTextContents()).toEqual(DEMO_PROJECTS);
+        // The app took the token out of the address bar (into the tab's storage).
+        expect(page.url()).toBe(`${new URL(url).origin}/`);
+        expect(await page.title()).toBe("Projects · Folio");
+        await mkdir(SCREENSHOTS, { recursive: true });
+        await page.screenshot({ path: join(SCREENSHOTS, "npm-start.png"), fullPage: true });
+        expect(unexpectedConsoleErrors(watch.consoleErrors)).toEqual([]);
+        expect(watch.requestsOutside(new URL(url).origin)).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    },
+    120_000,
+  );
 
   it("stops the server on a SIGTERM sent to npm alone, exits with the server's code and leaves no process behind", async () => {
     expect(isAlive(tree.server)).toBe(true);
