@@ -28,28 +28,67 @@ export interface FolderQueries {
   create(folder: NewFolder): Promise<CreateFolderResult>;
 }
 
+/** The row the create statement answers with: whether the parent was found, and the folder made. */
+interface CreatedRow {
+  parent_found: boolean;
+  id: string | null;
+  org_id: string | null;
+  name: string | null;
+  name_key: string | null;
+  parent_id: string | null;
+  color: string | null;
+  visibility: string | null;
+  created_by_user_id: string | null;
+  created_at: Date | null;
+}
+
 /** Folder queries on `client` (the pool, or a transaction). */
 export function folderQueries(client: Prisma.TransactionClient): FolderQueries {
   return {
     async create(folder) {
-      if (folder.parentId !== null) {
-        const parent = await client.folder.findUnique({
-          where: { orgId_id: { orgId: folder.orgId, id: folder.parentId } },
-          select: { id: true },
-        });
-        if (parent === null) return { kind: "parent-not-found" };
-      }
-      // ON CONFLICT DO NOTHING (skipDuplicates) instead of catching the unique violation: a
-      // violation would abort the caller's transaction, and the clash is an answer, not a failure.
-      const [created] = await client.folder.createManyAndReturn({ data: [folder], skipDuplicates: true });
-      if (created !== undefined) return { kind: "created", folder: created };
+      // One statement checks the parent (in the folder's org) and inserts, so the usual create is
+      // one round trip. Prisma's model API needs a query for the parent and another for the insert,
+      // and compiles each model query anew, which cost more CPU than the rest of the request.
+      // ON CONFLICT DO NOTHING instead of catching the unique violation: a violation would abort
+      // the caller's transaction, and the clash is an answer, not a failure.
+      const [row] = await client.$queryRaw<CreatedRow[]>`
+        WITH parent AS (
+          SELECT ${folder.parentId}::uuid IS NULL
+            OR EXISTS (SELECT 1 FROM folders WHERE org_id = ${folder.orgId}::uuid AND id = ${folder.parentId}::uuid)
+            AS found
+        ), inserted AS (
+          INSERT INTO folders (org_id, name, name_key, parent_id, color, visibility, created_by_user_id)
+          SELECT ${folder.orgId}::uuid, ${folder.name}, ${folder.nameKey}, ${folder.parentId}::uuid,
+            ${folder.color}, ${folder.visibility}, ${folder.createdByUserId}::uuid
+          FROM parent WHERE parent.found
+          ON CONFLICT DO NOTHING
+          RETURNING id, org_id, name, name_key, parent_id, color, visibility, created_by_user_id, created_at
+        )
+        SELECT parent.found AS parent_found, inserted.* FROM parent LEFT JOIN inserted ON true`;
+      if (row === undefined || !row.parent_found) return { kind: "parent-not-found" };
+      if (row.id !== null) return { kind: "created", folder: toFolder(row) };
+      // A sibling holds the name. It committed before the insert skipped, so a new statement (a
+      // new snapshot) sees it; the one above may not have.
       const existing = await client.folder.findFirst({
         where: { orgId: folder.orgId, parentId: folder.parentId, nameKey: folder.nameKey },
         select: { id: true },
       });
-      // The clashing sibling committed before the insert skipped, so it is visible now.
       if (existing === null) throw new Error("folder insert skipped but no sibling has its name");
       return { kind: "name-taken", existingId: existing.id };
     },
+  };
+}
+
+function toFolder(row: CreatedRow): Folder {
+  return {
+    id: row.id as string,
+    orgId: row.org_id as string,
+    name: row.name as string,
+    nameKey: row.name_key as string,
+    parentId: row.parent_id,
+    color: row.color,
+    visibility: row.visibility as string,
+    createdByUserId: row.created_by_user_id as string,
+    createdAt: row.created_at as Date,
   };
 }
