@@ -3,6 +3,7 @@ import {
   type DescField,
   type DescMessage,
   type JsonObject,
+  type JsonValue,
   type JsonWriteOptions,
   type Message,
   type Registry,
@@ -31,11 +32,16 @@ export interface ResponseJsonOptions {
   readonly registry: Registry | undefined;
 }
 
-type ValueWriter = (value: unknown) => string;
+/** Turns a field's value, as protobuf-es holds it, into its JSON value. */
+type ValueConverter = (value: unknown) => JsonValue;
+/** Reads a field of a message and gives its JSON value. */
+type FieldConverter = (message: Record<string, unknown>) => JsonValue;
 
-// Written by hand rather than with `toJson` + `JSON.stringify`: that builds a tree of JSON values
-// for every response only to turn it into text, which was a large part of the CPU a big list
-// response cost. Each message type's writer is compiled once, from its descriptor.
+// Written by hand rather than with `toJson`, its completion and `JSON.stringify`: that walked
+// every response twice (once to build the tree `toJson` leaves out fields of, once to add them).
+// Here each message type gets a converter compiled once from its descriptor that builds the JSON
+// value as it will be sent, every key in place, which `JSON.stringify` then writes as one flat
+// string. (Concatenating the text by hand instead is slower: sockets must flatten such strings.)
 
 /**
  * Compiles the writer of a message type. `omit` leaves out one field (the transcoder sends a next
@@ -48,7 +54,8 @@ export function createMessageJsonWriter(
   options: ResponseJsonOptions,
   omit?: DescField,
 ): MessageJsonWriter {
-  return new JsonWriterCompiler(options).message(desc, omit);
+  const convert = new JsonValueCompiler(options).message(desc, omit);
+  return (message) => JSON.stringify(convert(message));
 }
 
 /**
@@ -58,13 +65,13 @@ export function createMessageJsonWriter(
  * @private
  */
 export function createFieldJsonWriter(field: DescField, options: ResponseJsonOptions): MessageJsonWriter {
-  const write = new JsonWriterCompiler(options).field(field);
-  return (message) => write(message as unknown as Record<string, unknown>);
+  const convert = new JsonValueCompiler(options).field(field);
+  return (message) => JSON.stringify(convert(message as unknown as Record<string, unknown>));
 }
 
-class JsonWriterCompiler {
-  /** Writers by message type, so that recursive types compile once. */
-  private readonly writers = new Map<DescMessage, MessageJsonWriter>();
+class JsonValueCompiler {
+  /** Converters by message type, so that recursive types compile once. */
+  private readonly converters = new Map<DescMessage, (message: Message) => JsonValue>();
   private readonly toJsonOptions: Partial<JsonWriteOptions>;
 
   constructor(private readonly options: ResponseJsonOptions) {
@@ -76,159 +83,148 @@ class JsonWriterCompiler {
     };
   }
 
-  message(desc: DescMessage, omit?: DescField): MessageJsonWriter {
+  message(desc: DescMessage, omit?: DescField): (message: Message) => JsonValue {
     if (omit === undefined) {
-      const known = this.writers.get(desc);
+      const known = this.converters.get(desc);
       if (known !== undefined) return known;
     }
     if (hasCustomJsonRepresentation(desc)) {
       const custom = this.customJson(desc);
-      if (omit === undefined) this.writers.set(desc, custom);
+      if (omit === undefined) this.converters.set(desc, custom);
       return custom;
     }
-    const parts: Array<(message: Record<string, unknown>) => string> = [];
-    // Looked up at the first write, once every writer of a recursive type is registered.
-    let compiled: Array<(message: Record<string, unknown>) => string> | undefined;
     const fields = desc.fields.filter((field) => field !== omit);
+    const keys = fields.map((field) => (this.options.useProtoFieldName ? field.name : field.jsonName));
+    // A field named `__proto__` would set the object's prototype instead of a key: such messages
+    // get objects without one (JSON.stringify writes them alike).
+    const unusualKeys = keys.includes("__proto__");
+    // Compiled at the first use, once every converter of a recursive type is registered.
+    let converters: FieldConverter[] | undefined;
     const registry = this.options.registry;
     const toJsonOptions = this.toJsonOptions;
-    const writer: MessageJsonWriter = (message) => {
-      if (compiled === undefined) {
-        compiled = parts;
-        for (const field of fields) {
-          const key = JSON.stringify(this.options.useProtoFieldName ? field.name : field.jsonName);
-          const write = this.field(field);
-          compiled.push((m) => `${key}:${write(m)}`);
-        }
-      }
+    const convert = (message: Message): JsonValue => {
+      converters ??= fields.map((field) => this.field(field));
       const record = message as unknown as Record<string, unknown>;
-      let json = "{";
-      for (let i = 0; i < compiled.length; i++) {
-        if (i > 0) json += ",";
-        json += (compiled[i] as (m: Record<string, unknown>) => string)(record);
+      // Keys added in the same order each time: objects of one type share one shape.
+      const json: JsonObject = unusualKeys ? Object.create(null) : {};
+      for (let i = 0; i < converters.length; i++) {
+        json[keys[i] as string] = (converters[i] as FieldConverter)(record);
       }
       if (registry !== undefined && message.$unknown !== undefined && message.$unknown.length > 0) {
-        json += extensionsJson(desc, message, toJsonOptions, compiled.length > 0);
+        addExtensions(json, desc, message, toJsonOptions);
       }
-      return `${json}}`;
+      return json;
     };
-    if (omit === undefined) this.writers.set(desc, writer);
-    return writer;
+    if (omit === undefined) this.converters.set(desc, convert);
+    return convert;
   }
 
-  /** The writer of a field's value inside its message: `null` when a field with presence is unset. */
-  field(field: DescField): (message: Record<string, unknown>) => string {
+  /** The converter of a field's value inside its message: `null` when a field with presence is unset. */
+  field(field: DescField): FieldConverter {
     const local = field.localName;
     switch (field.fieldKind) {
       case "list": {
-        const item = this.itemWriter(field);
+        const item = this.itemConverter(field);
         return (m) => {
           const items = m[local] as unknown[];
-          let json = "[";
-          for (let i = 0; i < items.length; i++) {
-            if (i > 0) json += ",";
-            json += item(items[i]);
-          }
-          return `${json}]`;
+          const json: JsonValue[] = new Array(items.length);
+          for (let i = 0; i < items.length; i++) json[i] = item(items[i]);
+          return json;
         };
       }
       case "map": {
-        const entry = this.mapValueWriter(field);
+        const entry = this.mapValueConverter(field);
         return (m) => {
           const record = m[local] as Record<string, unknown>;
-          let json = "{";
-          let first = true;
-          for (const key of Object.keys(record)) {
-            if (!first) json += ",";
-            first = false;
-            json += `${JSON.stringify(key)}:${entry(record[key])}`;
-          }
-          return `${json}}`;
+          // Without a prototype: a map key may be "__proto__".
+          const json: JsonObject = Object.create(null);
+          for (const key of Object.keys(record)) json[key] = entry(record[key]);
+          return json;
         };
       }
       default: {
-        const write = this.singularWriter(field);
+        const convert = this.singularConverter(field);
         if (field.oneof !== undefined) {
           const oneof = field.oneof.localName;
           return (m) => {
             const selected = m[oneof] as { case: string | undefined; value?: unknown };
-            return selected.case === local ? write(selected.value) : "null";
+            return selected.case === local ? convert(selected.value) : null;
           };
         }
         if (field.presence !== FeatureSet_FieldPresence.IMPLICIT) {
           return (m) => {
             const value = m[local];
             // Fields with explicit presence have their defaults on the prototype (proto2).
-            return value !== undefined && Object.hasOwn(m, local) ? write(value) : "null";
+            return value !== undefined && Object.hasOwn(m, local) ? convert(value) : null;
           };
         }
-        return (m) => write(m[local]);
+        return (m) => convert(m[local]);
       }
     }
   }
 
-  private singularWriter(field: DescField & { fieldKind: "scalar" | "enum" | "message" }): ValueWriter {
+  private singularConverter(field: DescField & { fieldKind: "scalar" | "enum" | "message" }): ValueConverter {
     switch (field.fieldKind) {
       case "scalar":
-        return scalarWriter(field.scalar);
+        return scalarConverter(field.scalar);
       case "enum":
-        return this.enumWriter(field.enum);
+        return this.enumConverter(field.enum);
       case "message":
         // protobuf-es keeps a singular wrapper field outside a oneof as its bare value (an
         // `Int32Value` field is a number), which is also the wrapper's JSON.
         if (field.oneof === undefined && isWrapperDesc(field.message)) {
-          return scalarWriter((field.message.fields[0] as DescField & { scalar: ScalarType }).scalar);
+          return scalarConverter((field.message.fields[0] as DescField & { scalar: ScalarType }).scalar);
         }
-        return this.messageValueWriter(field.message, field);
+        return this.messageValueConverter(field.message, field);
     }
   }
 
-  private itemWriter(field: DescField & { fieldKind: "list" }): ValueWriter {
+  private itemConverter(field: DescField & { fieldKind: "list" }): ValueConverter {
     switch (field.listKind) {
       case "scalar":
-        return scalarWriter(field.scalar);
+        return scalarConverter(field.scalar);
       case "enum":
-        return this.enumWriter(field.enum);
+        return this.enumConverter(field.enum);
       case "message":
-        return this.messageValueWriter(field.message, field);
+        return this.messageValueConverter(field.message, field);
     }
   }
 
-  private mapValueWriter(field: DescField & { fieldKind: "map" }): ValueWriter {
+  private mapValueConverter(field: DescField & { fieldKind: "map" }): ValueConverter {
     switch (field.mapKind) {
       case "scalar":
-        return scalarWriter(field.scalar);
+        return scalarConverter(field.scalar);
       case "enum":
-        return this.enumWriter(field.enum);
+        return this.enumConverter(field.enum);
       case "message":
-        return this.messageValueWriter(field.message, field);
+        return this.messageValueConverter(field.message, field);
     }
   }
 
-  private messageValueWriter(desc: DescMessage, field: DescField): ValueWriter {
+  private messageValueConverter(desc: DescMessage, field: DescField): ValueConverter {
     // protobuf-es keeps a google.protobuf.Struct field (but inside a Value) as its JSON object.
     if (desc.typeName === "google.protobuf.Struct" && field.parent.typeName !== "google.protobuf.Value") {
-      return (value) => JSON.stringify(value);
+      return (value) => value as JsonValue;
     }
-    let write: MessageJsonWriter | undefined;
+    let convert: ((message: Message) => JsonValue) | undefined;
     return (value) => {
-      write ??= this.message(desc);
-      return write(value as Message);
+      convert ??= this.message(desc);
+      return convert(value as Message);
     };
   }
 
-  private enumWriter(desc: DescEnum): ValueWriter {
-    if (desc.typeName === "google.protobuf.NullValue") return () => "null";
-    if (this.options.enumAsInteger) return (value) => String(value);
-    const names = new Map(desc.values.map((value) => [value.number, JSON.stringify(value.name)]));
+  private enumConverter(desc: DescEnum): ValueConverter {
+    if (desc.typeName === "google.protobuf.NullValue") return () => null;
+    if (this.options.enumAsInteger) return (value) => value as number;
+    const names = new Map(desc.values.map((value) => [value.number, value.name]));
     // A number the enum does not know is written as the number, as the JSON mapping says.
-    return (value) => names.get(value as number) ?? String(value);
+    return (value) => names.get(value as number) ?? (value as number);
   }
 
   /** Well-known types with a JSON form of their own (Timestamp, Duration, Struct, wrappers, ...). */
-  private customJson(desc: DescMessage): MessageJsonWriter {
+  private customJson(desc: DescMessage): (message: Message) => JsonValue {
     const options = this.toJsonOptions;
-    const general: MessageJsonWriter = (message) => JSON.stringify(toJson(desc, message, options));
+    const general = (message: Message): JsonValue => toJson(desc, message, options);
     if (desc.typeName === "google.protobuf.Timestamp") {
       return (message) => timestampJson(message as unknown as TimestampLike) ?? general(message);
     }
@@ -236,18 +232,14 @@ class JsonWriterCompiler {
   }
 }
 
-function scalarWriter(scalar: ScalarType): ValueWriter {
+function scalarConverter(scalar: ScalarType): ValueConverter {
   switch (scalar) {
-    case ScalarType.STRING:
-      return (value) => JSON.stringify(value);
-    case ScalarType.BOOL:
-      return (value) => (value ? "true" : "false");
     case ScalarType.DOUBLE:
     case ScalarType.FLOAT:
       return (value) => {
         const n = value as number;
-        if (Number.isFinite(n)) return String(n);
-        return Number.isNaN(n) ? '"NaN"' : n > 0 ? '"Infinity"' : '"-Infinity"';
+        if (Number.isFinite(n)) return n;
+        return Number.isNaN(n) ? "NaN" : n > 0 ? "Infinity" : "-Infinity";
       };
     case ScalarType.INT64:
     case ScalarType.UINT64:
@@ -255,11 +247,12 @@ function scalarWriter(scalar: ScalarType): ValueWriter {
     case ScalarType.FIXED64:
     case ScalarType.SFIXED64:
       // 64-bit integers are strings in JSON, so that JavaScript readers lose no digits.
-      return (value) => `"${String(value)}"`;
-    case ScalarType.BYTES:
-      return (value) => `"${base64Encode(value as Uint8Array)}"`;
-    default:
       return (value) => String(value);
+    case ScalarType.BYTES:
+      return (value) => base64Encode(value as Uint8Array);
+    default:
+      // string, bool, 32-bit integers: as they are.
+      return (value) => value as JsonValue;
   }
 }
 
@@ -283,28 +276,25 @@ function timestampJson(timestamp: TimestampLike): string | undefined {
   }
   const iso = new Date(ms).toISOString(); // ...T12:34:56.000Z
   const seconds = iso.slice(0, iso.length - 5);
-  if (nanos === 0) return `"${seconds}Z"`;
+  if (nanos === 0) return `${seconds}Z`;
   const digits = String(nanos + 1_000_000_000).slice(1);
   const fraction = digits.endsWith("000000")
     ? digits.slice(0, 3)
     : digits.endsWith("000")
       ? digits.slice(0, 6)
       : digits;
-  return `"${seconds}.${fraction}Z"`;
+  return `${seconds}.${fraction}Z`;
 }
 
-/** The extensions of a message found in the registry, as `,"[name]":value` pairs. */
-function extensionsJson(
+/** Adds the extensions of a message found in the registry, as `"[name]": value`. */
+function addExtensions(
+  json: JsonObject,
   desc: DescMessage,
   message: Message,
   options: Partial<JsonWriteOptions>,
-  afterFields: boolean,
-): string {
-  const json = toJson(desc, message, options) as JsonObject;
-  let text = "";
-  for (const key of Object.keys(json)) {
-    if (!key.startsWith("[")) continue;
-    text += `${afterFields || text !== "" ? "," : ""}${JSON.stringify(key)}:${JSON.stringify(json[key])}`;
+): void {
+  const written = toJson(desc, message, options) as JsonObject;
+  for (const key of Object.keys(written)) {
+    if (key.startsWith("[")) json[key] = written[key] as JsonValue;
   }
-  return text;
 }
