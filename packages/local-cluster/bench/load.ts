@@ -39,6 +39,12 @@ const { values: args } = parseArgs({
   },
 });
 
+/**
+ * Numbers the folder names of the whole run: the warm-up and the measured phase must not send the
+ * same name, or one name is created twice (in two orgs) and the check counts it as a duplicate.
+ */
+let sequence = 0;
+
 /** What the clients were told about creates: the folder of each acknowledged name. */
 interface Acknowledged {
   readonly byName: Map<string, string>;
@@ -112,12 +118,6 @@ async function run(cluster: Cluster): Promise<void> {
     console.log(`FAILED: ${failures.join("; ")}`);
   }
 }
-
-/**
- * Numbers the folder names of the whole run: the warm-up and the measured phase must not send the
- * same name, or one name is created twice (in two orgs) and the check counts it as a duplicate.
- */
-let sequence = 0;
 
 /** Runs the workload for `seconds`, recording every acknowledged create in `acknowledged`. */
 async function drive(
