@@ -441,7 +441,7 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
     }
     res.statusCode = entry.successStatus;
     res.setHeader("content-type", contentType);
-    res.end(body);
+    res.end(bodyBytes(body));
   };
 
   const transcode = async (
@@ -531,7 +531,7 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
     }
     res.statusCode = entry.successStatus;
     res.setHeader("content-type", contentType);
-    res.end(responseBody);
+    res.end(bodyBytes(responseBody));
   };
 
   return function handleHttpRequest(req, res) {
@@ -640,6 +640,15 @@ function forwardedRequestHeaders(req: NodeServerRequest, contentLength: number, 
   header.set("connect-protocol-version", "1");
   header.set("content-length", String(contentLength));
   return header;
+}
+
+/**
+ * A response body as bytes. Node writes a large string to a socket far more slowly than the same
+ * bytes (a 250 KB page cost a fifth of the request's CPU in the write), and encoding it first is
+ * cheap.
+ */
+function bodyBytes(body: string | Uint8Array): Uint8Array {
+  return typeof body === "string" ? Buffer.from(body, "utf8") : body;
 }
 
 /** Whether a call sees a request header: the REST exchange's own headers are not the call's. */
