@@ -234,8 +234,8 @@ class JsonValueCompiler {
 
 /**
  * Builds a message's JSON object with an object literal generated for its keys, so that every
- * object of the type has the same shape from the start, which V8 stringifies fastest (a third
- * faster than the same object built key by key). The keys are written as JSON strings, which are
+ * object of the type has the same shape from the start, which V8 stringifies faster than the
+ * same object built key by key (10-25% on a 1000-row page here). The keys are written as JSON strings, which are
  * JavaScript string literals; nothing else of the schema goes into the generated code.
  */
 function literalBuilder(
