@@ -1,8 +1,9 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "@connectrpc/connect";
 import { FolderService, ProjectService } from "@folio/proto";
+import { removeTempDir } from "@folio/test-support/temp-dir";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.js";
@@ -33,7 +34,7 @@ describe("the embedded default (development mode, PGlite in DATA_DIR)", () => {
     dataDir = await mkdtemp(join(tmpdir(), "folio-embedded-"));
   });
   afterAll(async () => {
-    await rm(dataDir, { recursive: true, force: true, maxRetries: 5 });
+    await removeTempDir(dataDir);
   });
 
   it("serves demo projects, keeps folders and keys across a restart", async () => {
@@ -175,7 +176,7 @@ describe("the embedded default (development mode, PGlite in DATA_DIR)", () => {
       expect((await fetch(`${server.baseUrl}${tokenUrl}`)).status).toBe(405);
     } finally {
       await server.stop();
-      await rm(ownDir, { recursive: true, force: true });
+      await removeTempDir(ownDir);
     }
   }, 120_000);
 });

@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { FolderService } from "@folio/proto";
+import { waitFor } from "@folio/test-support/postgres-cluster";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFolder, type Outcome, VIAS } from "./api.js";
 import { startTestServer, type TestServer } from "./harness.js";
@@ -355,5 +357,89 @@ describe.each(["grpc", "grpc-web"] as const)("CreateFolder over %s", (protocol) 
     const again = await client.createFolder({ name: "Keyed", requestId }, auth(token));
     expect(again.folder?.id).toBe(first.folder?.id);
     expect(await folderCount(orgId)).toBe(2);
+  });
+});
+
+// A request that died while holding its key: its database session is gone, and with it the key's
+// lock (PostgreSQL's, for the transaction), so the retry it was told to make after Retry-After: 1
+// is served. With a lease in a row, as before, the key stayed blocked for 60 s. PostgreSQL only:
+// PGlite has one session for every connection, so no lock can hold one request while another runs.
+describe.skipIf(!process.env.DATABASE_URL)("an idempotency key whose request died (PostgreSQL)", () => {
+  let own: TestServer;
+  beforeAll(async () => {
+    own = await startTestServer({
+      // The request stays blocked on the test's lock until its session is terminated.
+      DATABASE_LOCK_TIMEOUT_MS: "120000",
+      DATABASE_STATEMENT_TIMEOUT_MS: "120000",
+    });
+  });
+  afterAll(async () => {
+    await own?.close();
+  });
+
+  /** The backend holding an advisory lock (an idempotency key) in the server's database. */
+  async function keyHolders(): Promise<number[]> {
+    const rows = await own.sql<{ pid: number }>(
+      `SELECT l.pid FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+       WHERE l.locktype = 'advisory' AND l.granted AND d.datname = current_database()`,
+    );
+    return rows.map((row) => row.pid);
+  }
+
+  it("serves the retry as soon as the request's session is gone: 201, and one folder", async () => {
+    const orgId = randomUUID();
+    const token = await own.issuer.sign({ sub: randomUUID(), org_id: orgId });
+    const key = randomUUID();
+    const body = { name: "Survivor", color: "#123456" };
+    const withKey = { token, headers: { "idempotency-key": key } };
+
+    // The first request takes the key, then waits for the lock the test holds on folders.
+    const locker = new pg.Client({ connectionString: own.database.url });
+    await locker.connect();
+    let first: Promise<Outcome> | undefined;
+    try {
+      await locker.query("BEGIN");
+      await locker.query("LOCK TABLE folders IN ACCESS EXCLUSIVE MODE");
+      first = createFolder(own, "rest", body, withKey);
+      await waitFor(async () => (await keyHolders()).length === 1, 30_000, 50);
+      const [holder] = await keyHolders();
+
+      // While it runs, a retry is told to come back in a second.
+      const early = await createFolder(own, "rest", body, withKey);
+      expect(early).toMatchObject({ code: "aborted", status: 409 });
+      expect(early.errorInfo?.reason).toBe("REQUEST_IN_PROGRESS");
+      expect(early.headers.get("retry-after")).toBe("1");
+
+      // The request dies: its database session is terminated (as when its server is killed, or
+      // the connection is cut). Its client, if still there, is told 503: never a folder.
+      const [terminated] = await own.sql<{ ok: boolean }>("SELECT pg_terminate_backend($1) AS ok", [holder]);
+      expect(terminated?.ok).toBe(true);
+      expect(await first).toMatchObject({ code: "unavailable", status: 503 });
+      // Its session has ended (so it can create nothing once the lock is released).
+      await waitFor(
+        async () => (await own.sql("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [holder])).length === 0,
+        30_000,
+        50,
+      );
+    } finally {
+      await locker.query("ROLLBACK").catch(() => undefined);
+      await locker.end();
+      await first?.catch(() => undefined);
+    }
+
+    // The first retry, sent at once (well inside the second Retry-After asked for), is served.
+    const retry = await createFolder(own, "rest", body, withKey);
+    expect(retry.code, JSON.stringify(retry.json)).toBe("ok");
+    expect(retry.status).toBe(201);
+    expect(await own.sql("SELECT name FROM folders WHERE org_id = $1", [orgId])).toEqual([
+      { name: "Survivor" },
+    ]);
+    // And remembered: the next retry replays it.
+    const replay = await createFolder(own, "rest", body, withKey);
+    expect(replay.status).toBe(201);
+    expect(replay.json).toEqual(retry.json);
+    expect(await own.sql("SELECT count(*)::int AS n FROM folders WHERE org_id = $1", [orgId])).toEqual([
+      { n: 1 },
+    ]);
   });
 });

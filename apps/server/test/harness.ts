@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Transport } from "@connectrpc/connect";
@@ -8,6 +8,7 @@ import {
   createGrpcWebTransport,
 } from "@connectrpc/connect-node";
 import { createDatabaseOnServer, createTestDatabase, type TestDatabase } from "@folio/test-support";
+import { removeTempDir } from "@folio/test-support/temp-dir";
 import { createTestIssuer, TEST_AUDIENCE, TEST_ISSUER, type TestIssuer } from "@folio/test-support/tokens";
 import pg from "pg";
 import { pino } from "pino";
@@ -100,7 +101,7 @@ export async function startTestServer(
       await pool.end();
       await app.close();
       await database.drop();
-      await rm(dir, { recursive: true, force: true, maxRetries: 5 });
+      await removeTempDir(dir);
     },
   };
 }

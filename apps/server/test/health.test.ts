@@ -1,13 +1,14 @@
 // Liveness, readiness and gRPC health: what load balancers and orchestrators probe. The database
 // outage runs on an embedded database of the test's own, stopped and started again on its port.
 // The pending migration runs on the suite's database (PostgreSQL with DATABASE_URL, else PGlite).
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { applyMigrations } from "@folio/db";
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "@folio/embedded-postgres";
 import { Health, ServingStatus } from "@folio/grpc-health";
+import { removeTempDir } from "@folio/test-support/temp-dir";
 import { createTestIssuer, TEST_AUDIENCE, TEST_ISSUER } from "@folio/test-support/tokens";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -132,7 +133,7 @@ describe("the database goes away and comes back", () => {
     await listening?.close(1000);
     await app?.close();
     await database?.stop();
-    await rm(dir, { recursive: true, force: true });
+    await removeTempDir(dir);
   });
 
   it("turns /readyz to 503 and gRPC health to NOT_SERVING while it is away, and back when it returns", async () => {

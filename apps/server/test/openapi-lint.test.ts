@@ -1,6 +1,7 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { removeTempDir } from "@folio/test-support/temp-dir";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/env.js";
 import { createFolioOpenApiDocument } from "../src/openapi-document.js";
@@ -38,7 +39,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
+  await removeTempDir(dir);
 });
 
 describe.each([...served.map((s) => s.name), "development mode"])("the OpenAPI document with %s", (name) => {

@@ -26,19 +26,39 @@ function frame(type: number, flags: number, streamId: number, payload: Buffer): 
   return Buffer.concat([header, payload]);
 }
 
+/** An HPACK literal header field without indexing, its name from the static table (index < 15). */
+function literal(index: number, value: string): Buffer {
+  return Buffer.concat([Buffer.from([index, value.length]), Buffer.from(value)]);
+}
+
 /**
  * HEADERS of `GET <path>` ending the stream (END_STREAM | END_HEADERS), HPACK-encoded with the
  * static table and literals only.
  */
 export function getRequest(streamId: number, path = "/slow"): Buffer {
-  const literal = (index: number, value: string) =>
-    Buffer.concat([Buffer.from([index, value.length]), Buffer.from(value)]);
   const block = Buffer.concat([
     Buffer.from([0x82, 0x86]), // :method GET, :scheme http
     literal(0x04, path), // :path, literal without indexing
     literal(0x01, "localhost"), // :authority
   ]);
   return frame(FRAME.HEADERS, 0x5, streamId, block);
+}
+
+/**
+ * HEADERS of a JSON `POST <path>` that leave the stream open (END_HEADERS only): the server waits
+ * for a body that never comes.
+ */
+export function openPost(streamId: number, path: string): Buffer {
+  const contentType = "application/json";
+  const block = Buffer.concat([
+    Buffer.from([0x83, 0x86]), // :method POST, :scheme http
+    literal(0x04, path), // :path
+    literal(0x01, "localhost"), // :authority
+    // content-type: static index 31, which takes a second byte (15 + 16) in a 4-bit prefix.
+    Buffer.from([0x0f, 0x10, contentType.length]),
+    Buffer.from(contentType),
+  ]);
+  return frame(FRAME.HEADERS, 0x4, streamId, block);
 }
 
 /** RST_STREAM of a stream with an error code. */

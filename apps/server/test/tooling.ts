@@ -1,11 +1,12 @@
 // Runs the command-line tools a REST user points at the API (linters, client generators) the way
 // that user would, but offline: a preloaded module refuses every network access and records it.
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { removeTempDir } from "@folio/test-support/temp-dir";
 
 const require = createRequire(import.meta.url);
 const noNetwork = fileURLToPath(new URL("./fixtures/no-network.mjs", import.meta.url));
@@ -55,6 +56,6 @@ export async function runOffline(
     const attempts = await readFile(log, "utf8").catch(() => "");
     return { code, stdout, stderr, networkAttempts: attempts.split("\n").filter((line) => line !== "") };
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await removeTempDir(dir);
   }
 }

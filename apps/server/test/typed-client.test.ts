@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { cp, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readFile, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { removeTempDir } from "@folio/test-support/temp-dir";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./harness.js";
 import { binOf, runOffline } from "./tooling.js";
@@ -23,7 +24,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  await rm(dir, { recursive: true, force: true });
+  await removeTempDir(dir);
 });
 
 describe("a client generated from the served OpenAPI document (openapi-typescript + openapi-fetch)", () => {

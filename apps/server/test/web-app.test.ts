@@ -1,9 +1,10 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
+import { removeTempDir } from "@folio/test-support/temp-dir";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCors } from "../src/http/cors.js";
 import { createWebApp, WEB_APP_CONTENT_SECURITY_POLICY } from "../src/http/web-app.js";
@@ -41,7 +42,7 @@ beforeAll(async () => {
 afterAll(async () => {
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
-  await rm(dir, { recursive: true, force: true });
+  await removeTempDir(dir);
 });
 
 /** A GET with Node's http client: fetch would decompress and add its own Accept-Encoding. */

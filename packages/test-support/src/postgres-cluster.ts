@@ -11,6 +11,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { removeTempDir } from "./temp-dir.js";
 
 const run = promisify(execFile);
 
@@ -59,18 +60,24 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   const port = await freePort();
   const options = `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off`;
   const start = async () => {
-    await asPostgres("pg_ctl", [
-      "-D",
-      data,
-      "-o",
-      options,
-      "-l",
-      join(dir, "log"),
-      "-w",
-      "-t",
-      "120",
-      "start",
-    ]);
+    try {
+      await asPostgres("pg_ctl", [
+        "-D",
+        data,
+        "-o",
+        options,
+        "-l",
+        join(dir, "log"),
+        "-w",
+        "-t",
+        "120",
+        "start",
+      ]);
+    } catch (error) {
+      // pg_ctl says only "Examine the log output": the reason is in the log, gone with the directory.
+      const log = await readFile(join(dir, "log"), "utf8").catch(() => "");
+      throw new Error(`${(error as Error).message}\nlog:\n${log.slice(-3000)}`, { cause: error });
+    }
   };
   await start();
   let running = true;
@@ -82,10 +89,27 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
       running = false;
     },
     async kill() {
-      const pid = Number((await readFile(join(data, "postmaster.pid"), "utf8")).split("\n")[0]);
+      // postmaster.pid: the pid on line 1, the shared memory's key and id on line 7.
+      const lines = (await readFile(join(data, "postmaster.pid"), "utf8")).split("\n");
+      const pid = Number(lines[0]);
+      const shmid = Number(lines[6]?.trim().split(/\s+/)[1]);
       process.kill(pid, "SIGKILL");
-      // Its backends notice the postmaster is gone and exit; wait until the port is free.
+      // Its backends notice the postmaster is gone and exit; wait until the port is free...
       await waitFor(async () => !(await accepts(port)), 30_000);
+      // ...and until none of them is attached to its shared memory any more: a new postmaster
+      // refuses to start while one is ("pre-existing shared memory block is still in use").
+      // A backend busy with a query notices only when the query ends.
+      if (Number.isInteger(shmid)) await waitFor(async () => (await attachments(shmid)) === 0, 30_000);
+      // And the postmaster itself must be gone: a new one refuses to start while the pid in
+      // postmaster.pid exists ("lock file already exists"), and a killed process exists, as a
+      // zombie, until init reaps it. Where init never does (a container without one), the lock
+      // file is stale: the postmaster is dead and nothing is attached to its memory.
+      try {
+        await waitFor(async () => (await processState(pid)) === undefined, 10_000);
+      } catch (error) {
+        if ((await processState(pid)) !== "Z") throw error;
+        await rm(join(data, "postmaster.pid"), { force: true });
+      }
       running = false;
     },
     async start() {
@@ -97,7 +121,7 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
       if (running) {
         await asPostgres("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]).catch(() => undefined);
       }
-      await rm(dir, { recursive: true, force: true, maxRetries: 5 });
+      await removeTempDir(dir);
     },
   };
 }
@@ -116,6 +140,21 @@ function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** The state letter of a process (`R`, `S`, `Z` for a zombie, ...), or undefined when there is none. */
+async function processState(pid: number): Promise<string | undefined> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => undefined);
+  // "pid (comm) state ...": comm may contain spaces and parentheses, the state follows the last ")".
+  return stat?.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
+}
+
+/** Processes attached to the System V shared memory segment `shmid` (0 when it is gone). */
+async function attachments(shmid: number): Promise<number> {
+  // Columns: key shmid perms size cpid lpid nattch ...
+  const rows = (await readFile("/proc/sysvipc/shm", "utf8")).split("\n").slice(1);
+  const row = rows.map((line) => line.trim().split(/\s+/)).find((columns) => Number(columns[1]) === shmid);
+  return row === undefined ? 0 : Number(row[6]);
 }
 
 function accepts(port: number): Promise<boolean> {

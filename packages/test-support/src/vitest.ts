@@ -17,6 +17,9 @@ export function folioVitestConfig(overrides: ViteUserConfig = {}): ViteUserConfi
       // are for hangs, not for measuring speed.
       testTimeout: 120_000,
       hookTimeout: 180_000,
+      // expect.poll gives up after 1 s by default: a condition that holds within milliseconds on
+      // an idle machine can take seconds on a loaded one. Polls wait for conditions, not timing.
+      expect: { poll: { timeout: 15_000 } },
       reporters: ["default", ["json", { outputFile: ".vitest/results.json" }]],
       ...test,
     },

@@ -1,11 +1,12 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm, utimes, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { removeTempDir } from "../src/temp-dir.js";
 
 const summaryScript = fileURLToPath(new URL("../summary.mjs", import.meta.url));
 
@@ -20,7 +21,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await rm(workspace, { recursive: true, force: true, maxRetries: 5 });
+  await removeTempDir(workspace);
 });
 
 /** A workspace package; `test: false` leaves out the `test` script. */
