@@ -123,7 +123,7 @@ class JsonValueCompiler {
     const local = field.localName;
     switch (field.fieldKind) {
       case "list": {
-        const item = this.itemConverter(field);
+        const item = this.elementConverter(field);
         return (m) => {
           const items = m[local] as unknown[];
           // Pushed, not preallocated: JSON.stringify takes its fast path for packed arrays only.
@@ -133,7 +133,7 @@ class JsonValueCompiler {
         };
       }
       case "map": {
-        const entry = this.mapValueConverter(field);
+        const entry = this.elementConverter(field);
         return (m) => {
           const record = m[local] as Record<string, unknown>;
           // Without a prototype: a map key may be "__proto__".
@@ -179,26 +179,11 @@ class JsonValueCompiler {
     }
   }
 
-  private itemConverter(field: DescField & { fieldKind: "list" }): ValueConverter {
-    switch (field.listKind) {
-      case "scalar":
-        return scalarConverter(field.scalar);
-      case "enum":
-        return this.enumConverter(field.enum);
-      case "message":
-        return this.messageValueConverter(field.message, field);
-    }
-  }
-
-  private mapValueConverter(field: DescField & { fieldKind: "map" }): ValueConverter {
-    switch (field.mapKind) {
-      case "scalar":
-        return scalarConverter(field.scalar);
-      case "enum":
-        return this.enumConverter(field.enum);
-      case "message":
-        return this.messageValueConverter(field.message, field);
-    }
+  /** The converter of a list's items or a map's values: a scalar, an enum or a message each. */
+  private elementConverter(field: DescField & { fieldKind: "list" | "map" }): ValueConverter {
+    if (field.scalar !== undefined) return scalarConverter(field.scalar);
+    if (field.enum !== undefined) return this.enumConverter(field.enum);
+    return this.messageValueConverter(field.message as DescMessage, field);
   }
 
   private messageValueConverter(desc: DescMessage, field: DescField): ValueConverter {
