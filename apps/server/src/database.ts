@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { applyMigrations, checkSessionTimeouts, createDb, type Db, sessionTimeouts } from "@folio/db";
-import { EMBEDDED_POOL_SIZE, type EmbeddedPostgres, startEmbeddedPostgres } from "@folio/embedded-postgres";
+import type { EmbeddedPostgres } from "@folio/embedded-postgres";
 import type { Logger } from "pino";
 import type { Config } from "./env.js";
 
@@ -23,8 +23,12 @@ export interface Database {
  */
 export async function openDatabase(config: Config, logger: Logger): Promise<Database> {
   let embedded: EmbeddedPostgres | undefined;
+  let embeddedPoolSize = 0;
   let url = config.databaseUrl;
   if (url === undefined) {
+    // Loaded only when used: PGlite is a large module the server does not need with DATABASE_URL.
+    const { EMBEDDED_POOL_SIZE, startEmbeddedPostgres } = await import("@folio/embedded-postgres");
+    embeddedPoolSize = EMBEDDED_POOL_SIZE;
     embedded = await startEmbeddedPostgres({ dataDir: join(config.dataDir, "postgres") });
     url = embedded.url;
     logger.info({ dataDir: embedded.dataDir }, "using the embedded PostgreSQL");
@@ -42,7 +46,7 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Data
   const db = createDb(url, {
     // The embedded database decides its own pool size (see EMBEDDED_POOL_SIZE); with one
     // connection, requests queue for it, so they may wait longer for their turn.
-    poolSize: embedded === undefined ? config.databasePoolSize : EMBEDDED_POOL_SIZE,
+    poolSize: embedded === undefined ? config.databasePoolSize : embeddedPoolSize,
     acquireTimeoutMs: acquireTimeoutMs ?? (embedded === undefined ? 10_000 : EMBEDDED_ACQUIRE_TIMEOUT_MS),
     statementTimeoutMs,
     lockTimeoutMs,

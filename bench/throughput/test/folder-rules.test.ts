@@ -2,7 +2,7 @@
 // same names get the same normalised form, the same name_key and the same refusals.
 import { describe, expect, it } from "vitest";
 // Folio's own rules, from the server's build.
-import { validateCreateFolder } from "../../../apps/server/dist/services/create-folder-request.js";
+import { validateCreateFolder } from "../../../apps/server/src/services/create-folder-request.ts";
 import { ApiError } from "../src/baseline/api-error.ts";
 import { validateFolder } from "../src/baseline/folder-rules.ts";
 

@@ -1,11 +1,19 @@
 import { createHash, randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import pg from "pg";
 
-/** This package's SQL migrations (`prisma/migrations`), found from `src/` and from `dist/` alike. */
-export const migrationsDir = fileURLToPath(new URL("../prisma/migrations", import.meta.url));
+/**
+ * This package's SQL migrations (`prisma/migrations`), found by the package's name rather than
+ * relative to this module, so that they are found from `src/`, from `dist/` and from a bundle
+ * that includes this module (the server's) alike.
+ */
+export const migrationsDir = join(
+  dirname(createRequire(import.meta.url).resolve("@folio/db/package.json")),
+  "prisma",
+  "migrations",
+);
 
 /**
  * The advisory lock key `prisma migrate` takes, so this runner and Prisma's CLI exclude each other
