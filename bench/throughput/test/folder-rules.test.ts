@@ -1,7 +1,7 @@
 // The baselines' name rules are a copy of Folio's (the server package does not export them): the
 // same names get the same normalised form, the same name_key and the same refusals.
 import { describe, expect, it } from "vitest";
-// Folio's own rules, from the server's build.
+// Folio's own rules, from the server's sources (its build is one bundle that exports nothing).
 import { validateCreateFolder } from "../../../apps/server/src/services/create-folder-request.ts";
 import { ApiError } from "../src/baseline/api-error.ts";
 import { validateFolder } from "../src/baseline/folder-rules.ts";
