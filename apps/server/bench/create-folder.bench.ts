@@ -7,22 +7,19 @@
 //
 // 50 clients (--connections), each a loop of one request at a time on its own keep-alive HTTP/1.1
 // connection, each with a token of its own organisation (--orgs, fewer orgs share them round-robin).
-// The server runs in a child process (--in-process: in this one), so that the clients do not
-// share its event loop; it has the default pool of 10 database connections (--pool). The modes
+// The server runs as its own process (`node dist/main.js`), so that the clients do not share its
+// event loop; it has the default pool of 10 database connections (--pool). The modes
 // alternate for --rounds rounds of --duration seconds each, after --warmup seconds of plain
 // requests. At the end the rows of `folders` are counted against the 201 responses.
 //
 // Usage (from the repository root, after `pnpm exec turbo run build`):
 //   node apps/server/bench/create-folder.bench.ts [--duration 10] [--rounds 2] [--connections 50]
-//     [--orgs 50] [--warmup 2] [--pool 10] [--in-process] [--profile dir]
+//     [--orgs 50] [--warmup 2] [--pool 10] [--profile dir]
 // DATABASE_URL names the PostgreSQL server (default postgresql://postgres@127.0.0.1:5432/postgres);
 // the benchmark creates a database folio_bench_<random> on it and drops it at the end.
 
-import { fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { once } from "node:events";
 import http from "node:http";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import {
@@ -39,36 +36,18 @@ import {
 const { values: args } = parseArgs({
   allowPositionals: true,
   options: {
-    server: { type: "boolean", default: false },
     duration: { type: "string", default: "10" },
     rounds: { type: "string", default: "2" },
     connections: { type: "string", default: "50" },
     orgs: { type: "string", default: "50" },
     warmup: { type: "string", default: "2" },
     pool: { type: "string", default: "10" },
-    "in-process": { type: "boolean", default: false },
-    // Write a CPU profile of the server child (.cpuprofile, for Chrome DevTools) into this directory.
+    // Write a CPU profile of the server process (.cpuprofile, for Chrome DevTools) into this directory.
     profile: { type: "string" },
   },
 });
 
-if (args.server) {
-  await serveInChild();
-} else {
-  await measure();
-}
-
-/** The child: the server on the environment it was given, its address sent to the parent. */
-async function serveInChild(): Promise<void> {
-  const server = await startServer(JSON.parse(process.env.FOLIO_BENCH_ENV ?? "{}") as Record<string, string>);
-  process.send?.({ baseUrl: server.baseUrl });
-  process.once("disconnect", () => {
-    server.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  });
-}
+await measure();
 
 type Mode = "plain" | "idempotent";
 
@@ -90,27 +69,13 @@ async function measure(): Promise<void> {
   const pool = new pg.Pool({ connectionString: database.url, max: 1 });
   let stop: () => Promise<void> = async () => {};
   try {
-    let baseUrl: string;
-    if (args["in-process"]) {
-      const server = await startServer(setup.env);
-      baseUrl = server.baseUrl;
-      stop = () => server.close();
-    } else {
-      const child = fork(fileURLToPath(import.meta.url), ["--server"], {
-        env: { ...process.env, FOLIO_BENCH_ENV: JSON.stringify(setup.env) },
-        execArgv: args.profile === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", args.profile],
-      });
-      const [message] = (await once(child, "message")) as [{ baseUrl: string }];
-      baseUrl = message.baseUrl;
-      stop = async () => {
-        const exited = once(child, "exit");
-        child.disconnect();
-        await exited;
-      };
-    }
-    console.log(
-      `database ${database.name}, server at ${baseUrl} (${args["in-process"] ? "in this process" : "child process"}, pool ${args.pool})`,
+    const server = await startServer(
+      setup.env,
+      args.profile === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", args.profile],
     );
+    const baseUrl = server.baseUrl;
+    stop = () => server.close();
+    console.log(`database ${database.name}, server at ${baseUrl} (its own process, pool ${args.pool})`);
     console.log(`${connections} clients, ${orgCount} orgs; ${machine()}\n`);
 
     const tokens = await Promise.all(

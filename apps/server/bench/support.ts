@@ -1,19 +1,21 @@
 // Shared by the server benchmarks: a throwaway database on real PostgreSQL, a token issuer, the
-// server started from its build (dist/) as the test harness starts it, and the statistics printed.
+// server's process started from its build (`node dist/main.js`), and the statistics printed.
 //
 // Run the benchmarks with Node 24, which strips the types of .ts files itself, after
-// `pnpm exec turbo run build` (they import ../dist, not ../src).
+// `pnpm exec turbo run build --filter=@folio/server...`.
 
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
+import net from "node:net";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createDatabaseOnServer } from "@folio/test-support";
 import { createTestIssuer, TEST_AUDIENCE, TEST_ISSUER, type TestIssuer } from "@folio/test-support/tokens";
-import { pino } from "pino";
-import { createApp } from "../dist/app.js";
-import { loadConfig } from "../dist/env.js";
-import { listen } from "../dist/http/listen.js";
+
+const SERVER_MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 
 /** The PostgreSQL server the benchmark databases are created on. */
 export const SERVER_URL = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
@@ -45,37 +47,73 @@ export async function serverEnvironment(
       DATABASE_URL: databaseUrl,
       DATA_DIR: dir,
       HOST: "127.0.0.1",
-      PORT: "0",
       AUTH_JWKS_FILE: jwksFile,
       AUTH_ISSUER: TEST_ISSUER,
       AUTH_AUDIENCE: TEST_AUDIENCE,
       PAGE_TOKEN_SECRET: "folio-benchmark-page-token-secret-0123456789",
       RATE_LIMIT_ORG_REQUESTS: "0",
       RATE_LIMIT_TOKEN_REQUESTS: "0",
+      METRICS_PORT: "0",
+      SHUTDOWN_GRACE_MS: "0",
       LOG_LEVEL: "silent",
       ...extra,
     },
   };
 }
 
-/** A server listening on a random loopback port, in this process. */
+/** The server's process, listening on a random loopback port. */
 export interface RunningServer {
   readonly baseUrl: string;
+  /** Stops it as an orchestrator would (SIGTERM) and waits for it to exit. */
   close(): Promise<void>;
 }
 
-/** Starts the server as the test harness does: createApp (which applies the migrations), then listen. */
-export async function startServer(env: Record<string, string>): Promise<RunningServer> {
-  const config = loadConfig(env);
-  const app = await createApp(config, pino({ level: "silent" }));
-  const server = await listen(app.handler, { host: "127.0.0.1", port: 0 });
+/**
+ * Starts `node dist/main.js` (which applies the migrations) with `env` on a free loopback port, in a
+ * process of its own so that the clients do not share its event loop; `execArgv` goes to node (e.g.
+ * `--cpu-prof`). Resolves once `/healthz` answers.
+ */
+export async function startServer(
+  env: Record<string, string>,
+  execArgv: string[] = [],
+): Promise<RunningServer> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...execArgv, SERVER_MAIN], {
+    env: { PATH: process.env.PATH ?? "", ...env, PORT: String(port) },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const exited = once(child, "exit");
+  let running = true;
+  void exited.then(() => {
+    running = false;
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  while (
+    !(await fetch(`${baseUrl}/healthz`).then(
+      (response) => response.ok,
+      () => false,
+    ))
+  ) {
+    if (!running) throw new Error(`the server exited with ${child.exitCode} before it served`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
   return {
-    baseUrl: `http://127.0.0.1:${server.port}`,
+    baseUrl,
     async close() {
-      await server.close(1000);
-      await app.close();
+      child.kill("SIGTERM");
+      await exited;
     },
   };
+}
+
+/** A loopback port that nothing listens on now. */
+async function freePort(): Promise<number> {
+  const server = net.createServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as net.AddressInfo;
+  server.close();
+  await once(server, "close");
+  return port;
 }
 
 export async function removeDir(dir: string): Promise<void> {
