@@ -44,40 +44,8 @@ try {
     port: config.port,
     limits: config.connections,
   });
-  const baseUrl = `http://${server.host.includes(":") ? `[${server.host}]` : server.host}:${server.port}`;
-  logger.info({ url: baseUrl, embeddedDatabase: app.database.embedded }, "listening");
-
-  if (app.developmentIssuer !== undefined) {
-    const token = await app.developmentIssuer.mint({
-      userId: DEMO_USER_ID,
-      orgId: DEMO_ORG_ID,
-      scopes: ["files:upload", "project:read"],
-    });
-    const tokenFile = join(config.dataDir, "dev-token");
-    await writeFile(tokenFile, `${token}\n`, { mode: 0o600 });
-    logger.warn(
-      { jwks: `${baseUrl}/.well-known/jwks.json`, tokenFile },
-      "DEVELOPMENT MODE: no AUTH_JWKS_URL or AUTH_JWKS_FILE set; this server signs its own tokens. Never use it in production.",
-    );
-    process.stderr.write(
-      [
-        "",
-        `A token for the demo org (${DEMO_ORG_ID}) with scopes files:upload and project:read, valid 12 h:`,
-        "",
-        `  export FOLIO_TOKEN=${token}`,
-        "",
-        "Open the web app (the token goes into the browser tab's storage, not the address):",
-        "",
-        `  ${baseUrl}/#token=${token}`,
-        "",
-        "Try:",
-        `  curl -s ${baseUrl}/folio.v1.ProjectService/ListProjects -H "Authorization: Bearer $FOLIO_TOKEN" -H 'Content-Type: application/json' -d '{}'`,
-        "",
-      ].join("\n"),
-    );
-  }
-
-  // SIGTERM/SIGINT: not ready at once (so load balancers stop sending), still serving for
+  // SIGTERM/SIGINT, from the moment it listens (before it says so: a supervisor may stop it as
+  // soon as it reads that line): not ready at once (so load balancers stop sending), still serving for
   // SHUTDOWN_GRACE_MS (while they notice), then draining: new connections refused, requests in
   // flight finished within SHUTDOWN_TIMEOUT_MS, connections closed; then the pool; exit 0. A
   // second signal skips what is left of the grace period.
@@ -118,6 +86,38 @@ try {
   };
   process.on("SIGINT", () => void stop("SIGINT"));
   process.on("SIGTERM", () => void stop("SIGTERM"));
+  const baseUrl = `http://${server.host.includes(":") ? `[${server.host}]` : server.host}:${server.port}`;
+  logger.info({ url: baseUrl, embeddedDatabase: app.database.embedded }, "listening");
+
+  if (app.developmentIssuer !== undefined) {
+    const token = await app.developmentIssuer.mint({
+      userId: DEMO_USER_ID,
+      orgId: DEMO_ORG_ID,
+      scopes: ["files:upload", "project:read"],
+    });
+    const tokenFile = join(config.dataDir, "dev-token");
+    await writeFile(tokenFile, `${token}\n`, { mode: 0o600 });
+    logger.warn(
+      { jwks: `${baseUrl}/.well-known/jwks.json`, tokenFile },
+      "DEVELOPMENT MODE: no AUTH_JWKS_URL or AUTH_JWKS_FILE set; this server signs its own tokens. Never use it in production.",
+    );
+    process.stderr.write(
+      [
+        "",
+        `A token for the demo org (${DEMO_ORG_ID}) with scopes files:upload and project:read, valid 12 h:`,
+        "",
+        `  export FOLIO_TOKEN=${token}`,
+        "",
+        "Open the web app (the token goes into the browser tab's storage, not the address):",
+        "",
+        `  ${baseUrl}/#token=${token}`,
+        "",
+        "Try:",
+        `  curl -s ${baseUrl}/folio.v1.ProjectService/ListProjects -H "Authorization: Bearer $FOLIO_TOKEN" -H 'Content-Type: application/json' -d '{}'`,
+        "",
+      ].join("\n"),
+    );
+  }
 } catch (error) {
   logger.fatal({ err: error }, "start-up failed");
   process.exit(1);
