@@ -1,0 +1,75 @@
+// The server as it is built and run (`node dist/main.js`, which loads the one-file bundle
+// dist/server.js): what it reads from other packages' files is found from the bundle too (the SQL
+// migrations, the API descriptors behind the OpenAPI document, the docs page's script, the web
+// app), and it turns on Node's compile cache itself.
+import { mkdtemp, readdir } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { removeTempDir } from "@folio/test-support/temp-dir";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ServerProcess, startServerProcess } from "./server-process.js";
+
+let server: ServerProcess;
+let temp: string;
+
+beforeAll(async () => {
+  // Its own temporary directory, where Node puts the compile cache unless NODE_COMPILE_CACHE (not
+  // set here: it would turn the cache on by itself) names another.
+  temp = await mkdtemp(join(tmpdir(), "folio-built-server-"));
+  server = await startServerProcess({ TMPDIR: temp });
+});
+
+afterAll(async () => {
+  await server?.stop();
+  await removeTempDir(temp);
+});
+
+describe("the built server (dist/main.js)", () => {
+  it("applies the migrations on a fresh database and serves the API over them", async () => {
+    const headers = {
+      authorization: `Bearer ${await server.issuer.sign()}`,
+      "content-type": "application/json",
+    };
+    const create = await fetch(`${server.baseUrl}/api/v1/folders`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ name: "Contracts" }),
+    });
+    expect(create.status).toBe(201);
+    expect(server.lines.map((line) => line.msg)).toContain("migrations applied");
+  });
+
+  it("serves the OpenAPI document built from the API's descriptors", async () => {
+    const response = await fetch(`${server.baseUrl}/api/v1/openapi.json`);
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(["/folders", "/projects"]));
+  });
+
+  it("serves the docs page with its script, and the web app", async () => {
+    const page = await fetch(`${server.baseUrl}/api/v1/docs`);
+    expect(page.status).toBe(200);
+    const script = /src="([^"]+\.js)"/.exec(await page.text())?.[1];
+    expect(script).toBeDefined();
+    const scriptResponse = await fetch(new URL(script as string, server.baseUrl));
+    expect(scriptResponse.status).toBe(200);
+    expect(scriptResponse.headers.get("content-type")).toMatch(/javascript/);
+    // Scalar's standalone bundle is megabytes, not an error page.
+    expect((await scriptResponse.arrayBuffer()).byteLength).toBeGreaterThan(1_000_000);
+
+    const app = await fetch(`${server.baseUrl}/`);
+    expect(app.status).toBe(200);
+    expect(app.headers.get("content-type")).toMatch(/text\/html/);
+    expect(await app.text()).toContain('<div id="root">');
+  });
+
+  it("keeps the compiled code of its bundle in Node's compile cache", async () => {
+    const cache = join(temp, "node-compile-cache");
+    // Node writes the cache once the modules are loaded; wait for it rather than assume it.
+    await expect
+      .poll(async () => (await readdir(cache, { recursive: true }).catch(() => [])).length, {
+        timeout: 15_000,
+      })
+      .toBeGreaterThan(0);
+  });
+});
