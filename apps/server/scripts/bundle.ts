@@ -9,13 +9,20 @@
 //
 // Left out of the bundle, loaded from node_modules as before:
 //  - @folio/embedded-postgres: PGlite reads its WebAssembly and data files next to its own module;
-//  - the OpenTelemetry SDK: imported only when tracing is on.
+//  - the OpenTelemetry SDK: imported only when tracing is on;
+//  - the OpenTelemetry API: the SDK registers its tracer provider through its own import of the
+//    API, and a tracer taken from a copy inlined here would stay a no-op (the request spans).
 // A bundled module that finds files by its own location finds them from dist/ instead: so the
 // migrations are found by @folio/db's package name, and the server depends on
 // @scalar/api-reference itself, whose browser script @folio/openapi serves.
 import { build } from "esbuild";
 
-const EXTERNAL = ["@folio/embedded-postgres", "@opentelemetry/sdk-node", "@opentelemetry/resources"];
+const EXTERNAL = [
+  "@folio/embedded-postgres",
+  "@opentelemetry/sdk-node",
+  "@opentelemetry/resources",
+  "@opentelemetry/api",
+];
 
 // CommonJS dependencies (pg, pino, ioredis, ...) call `require`, which an ES module lacks.
 const BANNER = [

@@ -1,8 +1,12 @@
 // The server as it is built and run (`node dist/main.js`, which loads the one-file bundle
 // dist/server.js): what it reads from other packages' files is found from the bundle too (the SQL
 // migrations, the API descriptors behind the OpenAPI document, the docs page's script, the web
-// app), and it turns on Node's compile cache itself.
+// app), it turns on Node's compile cache itself, and with an OTLP endpoint configured it sends a
+// span per request (the OpenTelemetry SDK lives outside the bundle and must see its tracers).
+import { once } from "node:events";
 import { mkdtemp, readdir } from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { removeTempDir } from "@folio/test-support/temp-dir";
@@ -71,5 +75,62 @@ describe("the built server (dist/main.js)", () => {
         timeout: 15_000,
       })
       .toBeGreaterThan(0);
+  });
+});
+
+describe("the built server with tracing on (OTLP over HTTP, JSON)", () => {
+  /** The names and kinds of the spans the collector received so far. */
+  const received: { name: string; kind: number; traceId: string }[] = [];
+  let collector: http.Server;
+  let traced: ServerProcess;
+
+  beforeAll(async () => {
+    // A collector of our own on loopback: OTLP/HTTP JSON export requests, answered 200.
+    collector = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+        for (const resource of body.resourceSpans ?? [])
+          for (const scope of resource.scopeSpans ?? []) received.push(...(scope.spans ?? []));
+        res.writeHead(200, { "content-type": "application/json" }).end("{}");
+      });
+    });
+    collector.listen(0, "127.0.0.1");
+    await once(collector, "listening");
+    const { port } = collector.address() as AddressInfo;
+    traced = await startServerProcess({
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${port}/v1/traces`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      OTEL_BSP_SCHEDULE_DELAY: "100",
+    });
+  });
+
+  afterAll(async () => {
+    await traced?.stop();
+    collector?.close();
+  });
+
+  it("exports a server span for a REST request, in one trace with its query", async () => {
+    const token = await traced.issuer.sign();
+    const response = await fetch(`${traced.baseUrl}/api/v1/projects`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(response.status).toBe(200);
+    const SERVER = 2; // OTLP's SpanKind: SPAN_KIND_SERVER
+    await expect
+      .poll(() => received.find((span) => span.name === "folio.v1.ProjectService/ListProjects"), {
+        timeout: 15_000,
+      })
+      .toMatchObject({ kind: SERVER });
+    const request = received.find((span) => span.name === "folio.v1.ProjectService/ListProjects");
+    await expect
+      .poll(
+        () => received.some((span) => span.traceId === request?.traceId && span.name.startsWith("prisma")),
+        {
+          timeout: 15_000,
+        },
+      )
+      .toBe(true);
   });
 });
