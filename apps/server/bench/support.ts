@@ -8,11 +8,11 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
-import net from "node:net";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createDatabaseOnServer } from "@folio/test-support";
+import { freePort } from "@folio/test-support/ports";
 import { createTestIssuer, TEST_AUDIENCE, TEST_ISSUER, type TestIssuer } from "@folio/test-support/tokens";
 
 const SERVER_MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
@@ -104,16 +104,6 @@ export async function startServer(
       await exited;
     },
   };
-}
-
-/** A loopback port that nothing listens on now. */
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as net.AddressInfo;
-  server.close();
-  await once(server, "close");
-  return port;
 }
 
 export async function removeDir(dir: string): Promise<void> {

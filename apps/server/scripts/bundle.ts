@@ -1,6 +1,6 @@
 // The server's build (esbuild; types are stripped, not checked: `typecheck` does that):
-//  - dist/server.js: src/main.ts, the server, bundled with everything it imports into one module;
-//  - dist/main.js: src/start.ts, the process's entry point, which loads dist/server.js;
+//  - dist/server.js: src/server.ts, the server, bundled with everything it imports into one module;
+//  - dist/main.js: src/main.ts, the process's entry point, which loads dist/server.js;
 //  - dist/token-cli.js: src/token-cli.ts, bundled likewise.
 //
 // Why a bundle: Node resolves, reads and compiles about 700 modules to start the server from the
@@ -53,7 +53,7 @@ const BANNER = [
 ].join("\n");
 
 await build({
-  entryPoints: { server: "src/main.ts", "token-cli": "src/token-cli.ts" },
+  entryPoints: { server: "src/server.ts", "token-cli": "src/token-cli.ts" },
   outdir: "dist",
   bundle: true,
   platform: "node",
@@ -69,7 +69,7 @@ await build({
 
 // Not bundled: it must turn the compile cache on before dist/server.js is loaded.
 await build({
-  entryPoints: { main: "src/start.ts" },
+  entryPoints: { main: "src/main.ts" },
   outdir: "dist",
   platform: "node",
   format: "esm",

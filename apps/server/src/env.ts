@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import type { ConnectionLimits } from "./http/listen.js";
+import type { ConnectionLimits } from "./transport/listen.js";
 
 /** Everything the server reads from its environment, validated and typed. */
 export interface Config {

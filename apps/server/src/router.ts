@@ -8,15 +8,15 @@ import { createTranscodingRouter, type TranscodingRouter } from "@folio/http-tra
 import { FolderService, ProjectService } from "@folio/proto";
 import { createRateLimitInterceptor, type RateLimiter } from "@folio/rate-limit";
 import type { Logger } from "pino";
-import { restApi, services } from "./api.js";
-import { createCancelledCallInterceptor } from "./cancelled-call-interceptor.js";
-import { connectRequestOptions } from "./connect-request-options.js";
-import { createErrorInterceptor } from "./error-interceptor.js";
-import type { Metrics } from "./metrics.js";
-import { createOutcomeInterceptor } from "./outcome-interceptor.js";
+import { createCancelledCallInterceptor } from "./interceptors/cancelled-call.js";
+import { createErrorInterceptor } from "./interceptors/errors.js";
+import { createOutcomeInterceptor } from "./interceptors/outcome.js";
+import type { Metrics } from "./observe/metrics.js";
+import { restApi, services } from "./services/api.js";
 import { createFolderService } from "./services/folders.js";
 import type { PageTokens } from "./services/page-token.js";
 import { createProjectService } from "./services/projects.js";
+import { connectRequestOptions } from "./transport/connect-request-options.js";
 
 /** What the router's services and interceptors need. */
 export interface RouterDependencies {

@@ -1,6 +1,6 @@
 import { Code, ConnectError, type UnaryRequest, type UnaryResponse } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
-import { createCancelledCallInterceptor } from "../src/cancelled-call-interceptor.js";
+import { createCancelledCallInterceptor } from "../src/interceptors/cancelled-call.js";
 
 describe("the cancelled-call interceptor", () => {
   const interceptor = createCancelledCallInterceptor();

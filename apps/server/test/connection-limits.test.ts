@@ -8,7 +8,8 @@ import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { connectNodeAdapter, createGrpcTransport } from "@connectrpc/connect-node";
 import { FolderService } from "@folio/proto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type ConnectionLimits, type Listening, listen, type NodeHandler } from "../src/http/listen.js";
+import { type ConnectionLimits, type Listening, listen } from "../src/transport/listen.js";
+import type { NodeHandler } from "../src/transport/node-handler.js";
 import { connectRawHttp2, ERROR, FRAME, getRequest, openPost, type RawHttp2, reset } from "./raw-http2.js";
 import { residentBytes, type ServerProcess, startServerProcess } from "./server-process.js";
 

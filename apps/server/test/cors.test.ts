@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { ListProjectsRequestSchema } from "@folio/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCors } from "../src/http/cors.js";
+import { createCors } from "../src/transport/cors.js";
 import { startTestServer, type TestServer } from "./harness.js";
 
 const APP = "http://127.0.0.1:5173";

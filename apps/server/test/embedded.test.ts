@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.js";
 import { DEMO_ORG_ID, DEMO_USER_ID } from "../src/demo.js";
 import { loadConfig } from "../src/env.js";
-import { listen } from "../src/http/listen.js";
+import { listen } from "../src/transport/listen.js";
 import { bearer, createTransport } from "./harness.js";
 
 /** Starts the server the way the README's start command does: no DATABASE_URL, no AUTH_JWKS_*. */

@@ -14,8 +14,8 @@ import pg from "pg";
 import { pino } from "pino";
 import { type App, createApp } from "../src/app.js";
 import { loadConfig } from "../src/env.js";
-import { type Listening, listen } from "../src/http/listen.js";
-import { traceContextMixin } from "../src/tracing.js";
+import { traceContextMixin } from "../src/observe/tracing.js";
+import { type Listening, listen } from "../src/transport/listen.js";
 
 /** The three protocols every RPC is served on, with a Node client transport for each. */
 export const PROTOCOLS = ["connect", "grpc", "grpc-web"] as const;

@@ -14,7 +14,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, createApp } from "../src/app.js";
 import { loadConfig } from "../src/env.js";
-import { type Listening, listen } from "../src/http/listen.js";
+import { type Listening, listen } from "../src/transport/listen.js";
 import { createTransport, startTestServer, type TestServer } from "./harness.js";
 
 const { SERVING, NOT_SERVING } = ServingStatus;

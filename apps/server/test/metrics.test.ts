@@ -6,8 +6,8 @@ import { createClient } from "@connectrpc/connect";
 import { DatabaseUnavailableError, type Db } from "@folio/db";
 import { ProjectService } from "@folio/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type MetricsListener, serveMetrics } from "../src/http/metrics-listener.js";
-import { countingQueryErrors } from "../src/query-error-counter.js";
+import { type MetricsListener, serveMetrics } from "../src/observe/metrics-listener.js";
+import { countingQueryErrors } from "../src/observe/query-error-counter.js";
 import { createFolder } from "./api.js";
 import { bearer, startTestServer, type TestServer } from "./harness.js";
 

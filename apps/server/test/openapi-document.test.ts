@@ -2,9 +2,9 @@ import { collectHttpRoutes } from "@folio/http-transcoder";
 import type { OpenApiDocument, OperationObject, ResponseObject, SchemaObject } from "@folio/openapi";
 import { compileErrors, validate } from "@readme/openapi-parser";
 import { describe, expect, it } from "vitest";
-import { services } from "../src/api.js";
+import { createFolioOpenApiDocument } from "../src/endpoints/openapi-document.js";
 import { loadConfig } from "../src/env.js";
-import { createFolioOpenApiDocument } from "../src/openapi-document.js";
+import { services } from "../src/services/api.js";
 
 // The document as development mode builds it; the served one is checked by openapi-lint.test.ts
 // and typed-client.test.ts.

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { removeTempDir } from "@folio/test-support/temp-dir";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFolioOpenApiDocument } from "../src/endpoints/openapi-document.js";
 import { loadConfig } from "../src/env.js";
-import { createFolioOpenApiDocument } from "../src/openapi-document.js";
 import { startTestServer } from "./harness.js";
 import { binOf, runOffline } from "./tooling.js";
 

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findWebAppDir } from "../src/http/web-app.js";
+import { findWebAppDir } from "../src/endpoints/web-app.js";
 import { startTestServer, type TestServer } from "./harness.js";
 
 let server: TestServer;

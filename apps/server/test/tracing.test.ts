@@ -7,7 +7,7 @@ import { ProjectService } from "@folio/proto";
 import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startTracing, type Tracing, traceContextMixin, tracingRequested } from "../src/tracing.js";
+import { startTracing, type Tracing, traceContextMixin, tracingRequested } from "../src/observe/tracing.js";
 import { createFolder } from "./api.js";
 import { startTestServer, type TestServer } from "./harness.js";
 

@@ -5,7 +5,7 @@ import { pino } from "pino";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from "vitest";
 import { DEMO_ORG_ID, DEMO_USER_ID, seedDemoProjects } from "../src/demo.js";
-import { findWebAppDir } from "../src/http/web-app.js";
+import { findWebAppDir } from "../src/endpoints/web-app.js";
 import {
   browserTestsSkipped,
   launchChromium,

@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { removeTempDir } from "@folio/test-support/temp-dir";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCors } from "../src/http/cors.js";
-import { createWebApp, WEB_APP_CONTENT_SECURITY_POLICY } from "../src/http/web-app.js";
+import { createWebApp, WEB_APP_CONTENT_SECURITY_POLICY } from "../src/endpoints/web-app.js";
+import { createCors } from "../src/transport/cors.js";
 
 const INDEX =
   '<!doctype html><title>Folio</title><script type="module" src="/assets/app-3f9a1c.js"></script>';

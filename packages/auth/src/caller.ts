@@ -37,3 +37,6 @@ export function requireCaller(context: HandlerContext): Caller {
   }
   return caller;
 }
+
+/** Verifies an access token and returns the caller it authenticates. */
+export type AccessTokenVerifier = (token: string) => Promise<Omit<Caller, "tokenId">>;

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
+import type { AccessTokenVerifier } from "./caller.js";
 import type { TrackedKeySet, VerificationKey } from "./key-set.js";
-import type { AccessTokenVerifier } from "./verify.js";
 
 /** Verified tokens remembered by default: a few MB of heap (under 1 KB an entry), whatever the tokens' size. */
 export const DEFAULT_TOKEN_CACHE_MAX_ENTRIES = 10_000;

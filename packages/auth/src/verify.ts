@@ -1,5 +1,5 @@
 import { errors, type JWTPayload, type JWTVerifyResult, jwtVerify, type ResolvedKey } from "jose";
-import type { Caller } from "./caller.js";
+import type { AccessTokenVerifier } from "./caller.js";
 import { type KeySource, openKeySet } from "./key-set.js";
 import { isUuid } from "./uuid.js";
 import {
@@ -8,6 +8,7 @@ import {
   type VerifiedToken,
 } from "./verified-token-cache.js";
 
+export type { AccessTokenVerifier } from "./caller.js";
 export type { KeySource } from "./key-set.js";
 
 /**
@@ -57,9 +58,6 @@ export class InvalidTokenError extends Error {
 export class KeySetUnavailableError extends Error {
   override readonly name = "KeySetUnavailableError";
 }
-
-/** Verifies an access token and returns the caller it authenticates. */
-export type AccessTokenVerifier = (token: string) => Promise<Omit<Caller, "tokenId">>;
 
 /**
  * Builds a verifier for RFC 9068 JWT access tokens signed by keys of a JWKS, caching the tokens it

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";
 import http from "node:http";
-import net from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort } from "@folio/test-support/ports";
 
 /** The three servers of the comparison. */
 export type ServerKind = "folio" | "fastify" | "node-http";
@@ -141,18 +141,6 @@ function listStatus(url: string, token: string): Promise<number> {
     request.on("timeout", () => request.destroy());
     request.on("error", () => resolve(0));
   });
-}
-
-/** A TCP port on 127.0.0.1 that nothing listens on now. */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 function tail(file: string, lines = 20): string {

@@ -1,0 +1,25 @@
+import { randomUUID } from "node:crypto";
+import { createContextKey, createContextValues } from "@connectrpc/connect";
+import type { NodeRequest } from "../transport/node-handler.js";
+import { factsOf, requestFactsKey } from "./request-facts.js";
+
+/** Header carrying the request id, on requests (optional) and on every response. */
+export const REQUEST_ID_HEADER = "x-request-id";
+
+/** A client's request id is kept when it is a plain token; anything else is replaced. */
+const ACCEPTABLE = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The request id of the current call, for handlers and interceptors. */
+export const requestIdKey = createContextKey<string>("", { description: "request id" });
+
+/** The id to use for a request: the caller's own when acceptable (to follow a call across services), else a new UUID. */
+export function requestIdFor(incoming: string | string[] | undefined): string {
+  return typeof incoming === "string" && ACCEPTABLE.test(incoming) ? incoming : randomUUID();
+}
+
+/** Context values of a request whose id {@link requestIdFor} put into its headers: the id and the request's facts. */
+export function requestContextValues(req: NodeRequest) {
+  return createContextValues()
+    .set(requestIdKey, String(req.headers[REQUEST_ID_HEADER]))
+    .set(requestFactsKey, factsOf(req));
+}

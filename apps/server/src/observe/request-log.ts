@@ -1,0 +1,56 @@
+import type { Logger } from "pino";
+import type { NodeHandler } from "../transport/node-handler.js";
+import type { Metrics } from "./metrics.js";
+import { finalCode, startFacts } from "./request-facts.js";
+import { REQUEST_ID_HEADER, requestIdFor } from "./request-id.js";
+import { startRequestSpan } from "./request-span.js";
+
+/**
+ * The outermost HTTP layer: gives every request its id (the caller's own when acceptable, on the
+ * request for the handlers and on the response for the client), its span, and when the response
+ * is done, one access log line and its metrics. The line never holds a header's value: the
+ * `Authorization` token stays out of the log.
+ */
+export function withRequestLog(logger: Logger, metrics: Metrics, handler: NodeHandler): NodeHandler {
+  return (req, res) => {
+    const started = process.hrtime.bigint();
+    const requestId = requestIdFor(req.headers[REQUEST_ID_HEADER]);
+    // Connect reads the id from the request headers; the response carries it on every protocol.
+    req.headers[REQUEST_ID_HEADER] = requestId;
+    res.setHeader(REQUEST_ID_HEADER, requestId);
+    const facts = startFacts(req, requestId);
+    const span = startRequestSpan(req);
+    metrics.requestStarted();
+    let finished = false;
+    res.once("finish", () => {
+      finished = true;
+    });
+    res.once("close", () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      // A response cut off (the client left, or the shutdown bound was reached) is `canceled`.
+      const code = finished ? finalCode(facts, res) : (facts.code ?? "canceled");
+      const method = facts.method ?? "unknown";
+      metrics.requestFinished({ method, protocol: facts.protocol, code }, seconds);
+      span.end(facts, code, res.statusCode);
+      const line = {
+        requestId,
+        traceId: span.traceId,
+        protocol: facts.protocol,
+        method,
+        code,
+        status: res.statusCode,
+        httpMethod: req.method,
+        path: (req.url ?? "/").split("?", 1)[0],
+        httpVersion: req.httpVersion,
+        durationMs: Math.round(seconds * 1e6) / 1e3,
+      };
+      if (finished) logger.info(line, "request completed");
+      else
+        logger.warn(
+          { ...line, aborted: true },
+          "request aborted: the connection closed before the response was sent",
+        );
+    });
+    span.run(() => handler(req, res));
+  };
+}

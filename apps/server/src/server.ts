@@ -1,0 +1,124 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { pino } from "pino";
+import { createApp } from "./app.js";
+import { DEMO_ORG_ID, DEMO_USER_ID } from "./demo.js";
+import { type Config, ConfigError, loadConfig } from "./env.js";
+import { serveMetrics } from "./observe/metrics-listener.js";
+import { startTracing, traceContextMixin, tracingRequested } from "./observe/tracing.js";
+import { listen } from "./transport/listen.js";
+
+function configOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`folio: invalid configuration: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+const config = configOrExit();
+const logger = pino({ level: config.logLevel, base: { service: "folio" }, mixin: traceContextMixin });
+
+/** Resolves after `ms`, or at once when `interrupted` is. */
+function pause(ms: number, interrupted: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([new Promise<void>((done) => (timer = setTimeout(done, ms))), interrupted]).finally(
+    () => clearTimeout(timer),
+  );
+}
+
+try {
+  // Before anything else, so that every request and query is traced.
+  const tracing = tracingRequested() ? await startTracing() : undefined;
+  if (tracing !== undefined) logger.info("tracing on (OpenTelemetry, configured by the OTEL_* variables)");
+  const app = await createApp(config, logger);
+  const metrics =
+    config.metrics === undefined ? undefined : await serveMetrics(app.metrics.registry, config.metrics);
+  if (metrics !== undefined) logger.info({ url: metrics.url }, "metrics listening");
+  const server = await listen(app.handler, {
+    host: config.host,
+    port: config.port,
+    limits: config.connections,
+  });
+  // SIGTERM/SIGINT, from the moment it listens (before it says so: a supervisor may stop it as
+  // soon as it reads that line): not ready at once (so load balancers stop sending), still serving for
+  // SHUTDOWN_GRACE_MS (while they notice), then draining: new connections refused, requests in
+  // flight finished within SHUTDOWN_TIMEOUT_MS, connections closed; then the pool; exit 0. A
+  // second signal skips what is left of the grace period.
+  let stopping = false;
+  let skipGrace: () => void = () => undefined;
+  const graceSkipped = new Promise<void>((resolve) => {
+    skipGrace = resolve;
+  });
+  const stop = async (signal: string) => {
+    if (stopping) {
+      skipGrace();
+      return;
+    }
+    stopping = true;
+    app.beginShutdown();
+    logger.info(
+      { signal, graceMs: config.shutdownGraceMs, timeoutMs: config.shutdownTimeoutMs },
+      "shutting down: not ready; still serving during the grace period",
+    );
+    await pause(config.shutdownGraceMs, graceSkipped);
+    logger.info("draining: new connections refused, requests in flight finishing");
+    app.endStreams();
+    const { cutConnections } = await server.close(config.shutdownTimeoutMs);
+    if (cutConnections > 0) {
+      logger.warn(
+        { cutConnections, timeoutMs: config.shutdownTimeoutMs },
+        "shutdown timeout reached: connections with requests in flight were cut",
+      );
+    }
+    await app.close();
+    await metrics?.close();
+    await tracing
+      ?.shutdown()
+      .catch((error: unknown) => logger.warn({ err: error }, "flushing traces failed"));
+    logger.info("stopped");
+    logger.flush();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  const baseUrl = `http://${server.host.includes(":") ? `[${server.host}]` : server.host}:${server.port}`;
+  logger.info({ url: baseUrl, embeddedDatabase: app.database.embedded }, "listening");
+
+  if (app.developmentIssuer !== undefined) {
+    const token = await app.developmentIssuer.mint({
+      userId: DEMO_USER_ID,
+      orgId: DEMO_ORG_ID,
+      scopes: ["files:upload", "project:read"],
+    });
+    const tokenFile = join(config.dataDir, "dev-token");
+    await writeFile(tokenFile, `${token}\n`, { mode: 0o600 });
+    logger.warn(
+      { jwks: `${baseUrl}/.well-known/jwks.json`, tokenFile },
+      "DEVELOPMENT MODE: no AUTH_JWKS_URL or AUTH_JWKS_FILE set; this server signs its own tokens. Never use it in production.",
+    );
+    process.stderr.write(
+      [
+        "",
+        `A token for the demo org (${DEMO_ORG_ID}) with scopes files:upload and project:read, valid 12 h:`,
+        "",
+        `  export FOLIO_TOKEN=${token}`,
+        "",
+        "Open the web app (the token goes into the browser tab's storage, not the address):",
+        "",
+        `  ${baseUrl}/#token=${token}`,
+        "",
+        "Try:",
+        `  curl -s ${baseUrl}/folio.v1.ProjectService/ListProjects -H "Authorization: Bearer $FOLIO_TOKEN" -H 'Content-Type: application/json' -d '{}'`,
+        "",
+      ].join("\n"),
+    );
+  }
+} catch (error) {
+  logger.fatal({ err: error }, "start-up failed");
+  process.exit(1);
+}

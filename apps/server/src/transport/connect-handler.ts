@@ -1,0 +1,44 @@
+import { Code, ConnectError, type ConnectRouter, type ContextValues } from "@connectrpc/connect";
+import type { UniversalHandler } from "@connectrpc/connect/protocol";
+import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
+import type { Logger } from "pino";
+import { factsOf } from "../observe/request-facts.js";
+import type { NodeHandler, NodeRequest } from "./node-handler.js";
+
+/** Options of {@link createConnectHandler}. */
+export interface ConnectHandlerOptions {
+  /** Context values of a request (the request id). */
+  readonly contextValues: (req: NodeRequest) => ContextValues;
+  /** Answers requests for paths that are no procedure of the router. */
+  readonly notFound: NodeHandler;
+  readonly logger: Logger;
+}
+
+/**
+ * Serves a router's procedures over Connect, gRPC and gRPC-Web. `connectNodeAdapter` does the
+ * same but builds a router of its own from a callback; this serves the server's one router, whose
+ * handlers the REST transcoder serves too.
+ */
+export function createConnectHandler(router: ConnectRouter, options: ConnectHandlerOptions): NodeHandler {
+  const byPath = new Map<string, UniversalHandler>(
+    router.handlers.map((handler) => [handler.requestPath, handler]),
+  );
+  return (req, res) => {
+    const handler = byPath.get((req.url ?? "").split("?", 1)[0] ?? "");
+    if (handler === undefined) {
+      options.notFound(req, res);
+      return;
+    }
+    // Known before the interceptors run, for a request refused earlier (a payload that does not decode).
+    const facts = factsOf(req);
+    if (facts !== undefined) facts.method = handler.requestPath.slice(1);
+    const request = universalRequestFromNodeRequest(req, res, undefined, options.contextValues(req));
+    handler(request)
+      .then((response) => universalResponseToNodeResponse(response, res))
+      .catch((reason: unknown) => {
+        // The client went away mid-response: nothing to answer, nothing wrong with the server.
+        if (ConnectError.from(reason).code === Code.Aborted) return;
+        options.logger.error({ err: reason, procedure: handler.requestPath }, "writing the response failed");
+      });
+  };
+}

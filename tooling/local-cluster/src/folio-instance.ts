@@ -1,0 +1,78 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { freePort } from "@folio/test-support/ports";
+import { probe } from "./probe.ts";
+import { type Exit, type Supervised, startFailed, startSupervised } from "./supervised.ts";
+import { waitFor } from "./wait.ts";
+
+/** The server's entry point, built by `turbo run build --filter=@folio/server...`. */
+export const SERVER_MAIN = fileURLToPath(new URL("../../../apps/server/dist/main.js", import.meta.url));
+
+/** A Folio server process on a loopback port of its own. */
+export interface FolioInstance {
+  /** `folio1`, `folio2`, ...: its server name in HAProxy too. */
+  readonly name: string;
+  readonly port: number;
+  readonly url: string;
+  /** Where it serves `/metrics` (METRICS_PORT). */
+  readonly metricsUrl: string;
+  readonly process: Supervised;
+  /** Resident memory now, in bytes (Linux: /proc/<pid>/status). */
+  rssBytes(): Promise<number>;
+  /** SIGTERM, as an orchestrator stops it: the server drains and exits. */
+  stop(timeoutMs?: number): Promise<Exit>;
+}
+
+/** Starts `node apps/server/dist/main.js` with `env` and waits until it answers `/healthz`. */
+export async function startFolioInstance(options: {
+  readonly name: string;
+  readonly dir: string;
+  readonly env: Readonly<Record<string, string>>;
+}): Promise<FolioInstance> {
+  const port = await freePort();
+  // Each instance serves its metrics on a port of its own (servers without metrics ignore it).
+  const metricsPort = await freePort();
+  const child = startSupervised(
+    "folio",
+    process.execPath,
+    [SERVER_MAIN],
+    join(options.dir, `${options.name}.log`),
+    {
+      env: {
+        PATH: process.env.PATH ?? "",
+        ...options.env,
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        METRICS_HOST: "127.0.0.1",
+        METRICS_PORT: String(metricsPort),
+      },
+    },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor(
+      `${options.name} answering /healthz`,
+      async () => ((await probe(`${url}/healthz`)) === 200 ? true : undefined),
+      { abort: () => (child.exit === undefined ? undefined : "it exited"), intervalMs: 200 },
+    );
+  } catch (error) {
+    throw await startFailed(child, error);
+  }
+  return {
+    name: options.name,
+    port,
+    url,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+    process: child,
+    rssBytes: () => rssBytes(child.pid),
+    stop: (timeoutMs = 30_000) => child.stop("SIGTERM", timeoutMs),
+  };
+}
+
+async function rssBytes(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  const kilobytes = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
+  if (kilobytes === undefined) throw new Error(`no VmRSS in /proc/${pid}/status`);
+  return Number(kilobytes) * 1024;
+}
