@@ -7,4 +7,11 @@
 export * from "./gen/folio/v1/folder_pb.js";
 export * from "./gen/folio/v1/options_pb.js";
 export * from "./gen/folio/v1/project_pb.js";
-export { alwaysSet, documentedErrors, requiredScope, successStatus } from "./options.js";
+export {
+  alwaysSet,
+  declaredScopes,
+  documentedErrors,
+  requestHeaders,
+  requiredScope,
+  successStatus,
+} from "./options.js";

@@ -1,10 +1,14 @@
-import { type DescField, type DescMethod, getOption, hasOption } from "@bufbuild/protobuf";
+import { type DescField, type DescMethod, type DescService, getOption, hasOption } from "@bufbuild/protobuf";
 import {
   always_set,
   type ErrorResponse,
   errors,
   http_success_status,
+  type RequestHeader,
+  request_headers,
   required_scope,
+  type Scope,
+  scopes,
 } from "./gen/folio/v1/options_pb.js";
 
 /** The scope a method requires, as declared with `(folio.v1.required_scope)`. */
@@ -25,4 +29,14 @@ export function documentedErrors(method: DescMethod): readonly ErrorResponse[] {
 /** Whether responses always set the field, as declared with `(folio.v1.always_set)`. */
 export function alwaysSet(field: DescField): boolean {
   return getOption(field, always_set);
+}
+
+/** The scopes a service declares with `(folio.v1.scopes)`, each with what it allows. */
+export function declaredScopes(service: DescService): readonly Scope[] {
+  return getOption(service, scopes);
+}
+
+/** The request headers a method reads, with their rules, as declared with `(folio.v1.request_headers)`. */
+export function requestHeaders(method: DescMethod): readonly RequestHeader[] {
+  return getOption(method, request_headers);
 }

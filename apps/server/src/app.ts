@@ -1,4 +1,4 @@
-import { assertEveryMethodHasScope, type DevelopmentIssuer } from "@folio/auth";
+import type { DevelopmentIssuer } from "@folio/auth";
 import type { Db } from "@folio/db";
 import { createHttpTranscoder } from "@folio/http-transcoder";
 import { createApiDocsHandler } from "@folio/openapi";
@@ -20,7 +20,7 @@ import { countingQueryErrors } from "./observe/query-error-counter.js";
 import { requestContextValues } from "./observe/request-id.js";
 import { withRequestLog } from "./observe/request-log.js";
 import { createRouter } from "./router.js";
-import { restApi, services } from "./services/api.js";
+import { apiScopes, assertScopesDeclared, restApi, services } from "./services/api.js";
 import { createPageTokens } from "./services/page-token.js";
 import { createConnectHandler } from "./transport/connect-handler.js";
 import { createCors } from "./transport/cors.js";
@@ -54,10 +54,7 @@ export interface App {
  * http/connect-handler → router (interceptors: errors, auth, rate limit) → services/* → @folio/db.
  */
 export async function createApp(config: Config, logger: Logger): Promise<App> {
-  assertEveryMethodHasScope(
-    services.flatMap((service) => service.methods),
-    restApi.requiredScope,
-  );
+  assertScopesDeclared();
   const database = await openDatabase(config, logger);
   const metrics = createMetrics({ poolStats: () => database.db.poolStats() });
   const db = countingQueryErrors(database.db, (reason) => metrics.queryFailed(reason));
@@ -114,7 +111,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
           : createDevelopmentTokenEndpoint(tokens.developmentIssuer, {
               orgId: DEMO_ORG_ID,
               userId: DEMO_USER_ID,
-              scopes: apiScopes(),
+              scopes: apiScopes.map((scope) => scope.name),
             }),
       docs: createApiDocsHandler({ document: createFolioOpenApiDocument(config.auth) }),
       webApp: loadWebApp(logger),
@@ -141,10 +138,4 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       await database.close();
     },
   };
-}
-
-/** Every scope a method of the API requires. */
-function apiScopes(): string[] {
-  const scopes = services.flatMap((service) => service.methods).map(restApi.requiredScope);
-  return [...new Set(scopes)].filter((scope) => scope !== undefined);
 }

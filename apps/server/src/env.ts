@@ -1,5 +1,13 @@
 import { resolve } from "node:path";
-import type { ConnectionLimits } from "./transport/listen.js";
+import { type AuthConfig, loadAuthConfig } from "./config/auth.js";
+import { loadConnectionLimits, loadCorsAllowedOrigins } from "./config/http.js";
+import { loadRateLimitConfig, type RateLimitConfig } from "./config/rate-limit.js";
+import { ConfigError, type Env, integer, optionalInteger, text } from "./config/variables.js";
+import type { ConnectionLimits } from "./transport/connection-limits.js";
+
+export type { AuthConfig } from "./config/auth.js";
+export type { RateLimitConfig } from "./config/rate-limit.js";
+export { ConfigError } from "./config/variables.js";
 
 /** Everything the server reads from its environment, validated and typed. */
 export interface Config {
@@ -29,36 +37,6 @@ export interface Config {
   readonly corsAllowedOrigins: readonly string[];
 }
 
-/** How access tokens are verified: a JWKS from the issuer, or development mode's own keys. */
-export type AuthConfig =
-  | ({ readonly mode: "jwks"; readonly jwksUrl: string; readonly jwksCooldownSeconds: number } & TokenRules)
-  | ({ readonly mode: "jwks"; readonly jwksFile: string } & TokenRules)
-  | ({ readonly mode: "development" } & TokenRules);
-
-interface TokenRules {
-  readonly issuer: string;
-  readonly audience: string;
-  readonly algorithms: readonly string[] | undefined;
-  readonly clockToleranceSeconds: number;
-  readonly userClaim: string;
-  readonly orgClaim: string;
-  /** The issuer's OAuth 2.0 token endpoint, for the API documentation; undefined: not known. */
-  readonly tokenUrl: string | undefined;
-  /** Verified access tokens remembered, so a reused token is not verified again; 0: none. */
-  readonly tokenCacheSize: number;
-}
-
-/** A variable that is set to something the server cannot use. */
-export class ConfigError extends Error {
-  override readonly name = "ConfigError";
-  constructor(
-    readonly variable: string,
-    problem: string,
-  ) {
-    super(`${variable} ${problem}`);
-  }
-}
-
 /** Bounds on each database wait, so that a slow or unreachable database fails requests fast. */
 export interface DatabaseTimeouts {
   /**
@@ -72,18 +50,7 @@ export interface DatabaseTimeouts {
   readonly lockTimeoutMs: number;
 }
 
-/** Requests allowed per window, per organisation and per access token; both 0 turns limits off. */
-export interface RateLimitConfig {
-  readonly orgRequests: number;
-  readonly tokenRequests: number;
-  readonly windowSeconds: number;
-  /** Redis shared by every instance; undefined: counted in this process's memory. */
-  readonly redisUrl: string | undefined;
-}
-
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 /** Reads and validates the configuration; throws {@link ConfigError} naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
@@ -123,48 +90,6 @@ export function loadConfig(env: Env = process.env): Config {
   };
 }
 
-function loadConnectionLimits(env: Env): ConnectionLimits {
-  const headersTimeoutMs = integer(env, "HTTP_HEADERS_TIMEOUT_MS", 15_000, 100, 600_000);
-  const requestTimeoutMs = integer(env, "HTTP_REQUEST_TIMEOUT_MS", 60_000, 100, 3_600_000);
-  if (requestTimeoutMs < headersTimeoutMs) {
-    throw new ConfigError(
-      "HTTP_REQUEST_TIMEOUT_MS",
-      `must not be shorter than HTTP_HEADERS_TIMEOUT_MS (${headersTimeoutMs})`,
-    );
-  }
-  return {
-    headersTimeoutMs,
-    requestTimeoutMs,
-    idleTimeoutMs: integer(env, "HTTP_IDLE_TIMEOUT_MS", 65_000, 100, 3_600_000),
-    maxConnections: integer(env, "HTTP_MAX_CONNECTIONS", 10_000, 1, 1_000_000),
-    http2MaxConcurrentStreams: integer(env, "HTTP2_MAX_CONCURRENT_STREAMS", 100, 1, 10_000),
-    http2StreamResetBurst: integer(env, "HTTP2_STREAM_RESET_BURST", 100, 1, 100_000),
-    http2StreamResetRate: integer(env, "HTTP2_STREAM_RESET_RATE", 33, 1, 100_000),
-  };
-}
-
-/** Comma-separated exact origins (`scheme://host[:port]`); a path, a wildcard or `null` is refused. */
-function loadCorsAllowedOrigins(env: Env): string[] {
-  const origins = (text(env, "CORS_ALLOWED_ORIGINS") ?? "")
-    .split(",")
-    .map((origin) => origin.trim())
-    .filter((origin) => origin !== "");
-  for (const origin of origins) {
-    // An origin is what URL.origin serialises to: browsers send exactly that in the Origin header.
-    if (
-      !URL.canParse(origin) ||
-      !/^https?:$/.test(new URL(origin).protocol) ||
-      new URL(origin).origin !== origin
-    ) {
-      throw new ConfigError(
-        "CORS_ALLOWED_ORIGINS",
-        `must list origins such as https://app.example.com or http://localhost:5173, without path or trailing slash (got "${origin}")`,
-      );
-    }
-  }
-  return origins;
-}
-
 /** The Prometheus exporter's default port, so that scrape configs written for it find Folio too. */
 const DEFAULT_METRICS_PORT = 9464;
 
@@ -185,91 +110,4 @@ function loadPageTokenSecret(env: Env): string | undefined {
     );
   }
   return secret;
-}
-
-function loadRateLimitConfig(env: Env): RateLimitConfig {
-  const redisUrl = text(env, "REDIS_URL");
-  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
-    throw new ConfigError("REDIS_URL", "must be a redis:// or rediss:// URL");
-  }
-  const orgRequests = integer(env, "RATE_LIMIT_ORG_REQUESTS", 6000, 0, 100_000_000);
-  const tokenRequests = integer(env, "RATE_LIMIT_TOKEN_REQUESTS", 1200, 0, 100_000_000);
-  if ((orgRequests === 0) !== (tokenRequests === 0)) {
-    // Half a limit is more likely a typo than a wish: turning limits off takes both.
-    throw new ConfigError(
-      orgRequests === 0 ? "RATE_LIMIT_ORG_REQUESTS" : "RATE_LIMIT_TOKEN_REQUESTS",
-      "is 0 (off) while the other rate limit is on: set both to 0 to turn rate limiting off",
-    );
-  }
-  return {
-    orgRequests,
-    tokenRequests,
-    windowSeconds: integer(env, "RATE_LIMIT_WINDOW_SECONDS", 60, 1, 86_400),
-    redisUrl,
-  };
-}
-
-function loadAuthConfig(env: Env, production: boolean): AuthConfig {
-  const jwksUrl = text(env, "AUTH_JWKS_URL");
-  const jwksFile = text(env, "AUTH_JWKS_FILE");
-  if (jwksUrl !== undefined && jwksFile !== undefined) {
-    throw new ConfigError("AUTH_JWKS_URL", "and AUTH_JWKS_FILE are exclusive: set one");
-  }
-  const development = jwksUrl === undefined && jwksFile === undefined;
-  if (development && production) {
-    throw new ConfigError(
-      "AUTH_JWKS_URL",
-      "(or AUTH_JWKS_FILE) is required when NODE_ENV=production: development mode signs its own tokens",
-    );
-  }
-  if (jwksUrl !== undefined && !/^https?:\/\//.test(jwksUrl)) {
-    throw new ConfigError("AUTH_JWKS_URL", "must be an http(s) URL");
-  }
-  const issuer = text(env, "AUTH_ISSUER");
-  const audience = text(env, "AUTH_AUDIENCE");
-  if (!development && issuer === undefined) throw new ConfigError("AUTH_ISSUER", "is required with a JWKS");
-  if (!development && audience === undefined)
-    throw new ConfigError("AUTH_AUDIENCE", "is required with a JWKS");
-  const rules: TokenRules = {
-    issuer: issuer ?? "folio-development",
-    audience: audience ?? "folio",
-    algorithms: text(env, "AUTH_ALGORITHMS")
-      ?.split(",")
-      .map((a) => a.trim()),
-    clockToleranceSeconds: integer(env, "AUTH_CLOCK_TOLERANCE_SECONDS", 30, 0, 300),
-    userClaim: text(env, "AUTH_USER_CLAIM") ?? "sub",
-    orgClaim: text(env, "AUTH_ORG_CLAIM") ?? "org_id",
-    tokenUrl: text(env, "AUTH_TOKEN_URL"),
-    tokenCacheSize: integer(env, "AUTH_TOKEN_CACHE_SIZE", 10_000, 0, 1_000_000),
-  };
-  if (rules.tokenUrl !== undefined && !/^https?:\/\//.test(rules.tokenUrl)) {
-    throw new ConfigError("AUTH_TOKEN_URL", "must be an http(s) URL");
-  }
-  if (rules.algorithms?.some((a) => a === "none" || a.startsWith("HS"))) {
-    throw new ConfigError("AUTH_ALGORITHMS", "must list asymmetric algorithms only (no none, no HS*)");
-  }
-  if (jwksUrl !== undefined) {
-    const jwksCooldownSeconds = integer(env, "AUTH_JWKS_COOLDOWN_SECONDS", 30, 0, 3600);
-    return { mode: "jwks", jwksUrl, jwksCooldownSeconds, ...rules };
-  }
-  if (jwksFile !== undefined) return { mode: "jwks", jwksFile: resolve(jwksFile), ...rules };
-  return { mode: "development", ...rules };
-}
-
-function text(env: Env, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value === undefined || value === "" ? undefined : value;
-}
-
-function optionalInteger(env: Env, name: string, min: number, max: number): number | undefined {
-  return text(env, name) === undefined ? undefined : integer(env, name, 0, min, max);
-}
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const value = text(env, name);
-  if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
-    throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${value}")`);
-  }
-  return Number(value);
 }

@@ -16,6 +16,7 @@ import { restApi, services } from "./services/api.js";
 import { createFolderService } from "./services/folders.js";
 import type { PageTokens } from "./services/page-token.js";
 import { createProjectService } from "./services/projects.js";
+import { recordAnsweredCode } from "./transport/answered-code-gate.js";
 import { connectRequestOptions } from "./transport/connect-request-options.js";
 
 /** What the router's services and interceptors need. */
@@ -41,6 +42,8 @@ export function createRouter(deps: RouterDependencies): TranscodingRouter {
   const router = createTranscodingRouter({
     interceptors: interceptorChain(deps),
     ...connectRequestOptions(deps.maxRequestBodyBytes),
+    // The code of a call refused before the interceptors, for the access log and metrics.
+    requestGate: recordAnsweredCode,
   });
   router.service(
     FolderService,

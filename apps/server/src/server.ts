@@ -6,6 +6,7 @@ import { DEMO_ORG_ID, DEMO_USER_ID } from "./demo.js";
 import { type Config, ConfigError, loadConfig } from "./env.js";
 import { serveMetrics } from "./observe/metrics-listener.js";
 import { startTracing, traceContextMixin, tracingRequested } from "./observe/tracing.js";
+import { apiScopes } from "./services/api.js";
 import { listen } from "./transport/listen.js";
 
 function configOrExit(): Config {
@@ -93,7 +94,7 @@ try {
     const token = await app.developmentIssuer.mint({
       userId: DEMO_USER_ID,
       orgId: DEMO_ORG_ID,
-      scopes: ["files:upload", "project:read"],
+      scopes: apiScopes.map((scope) => scope.name),
     });
     const tokenFile = join(config.dataDir, "dev-token");
     await writeFile(tokenFile, `${token}\n`, { mode: 0o600 });
@@ -104,7 +105,7 @@ try {
     process.stderr.write(
       [
         "",
-        `A token for the demo org (${DEMO_ORG_ID}) with scopes files:upload and project:read, valid 12 h:`,
+        `A token for the demo org (${DEMO_ORG_ID}) with scopes ${apiScopes.map((scope) => scope.name).join(" and ")}, valid 12 h:`,
         "",
         `  export FOLIO_TOKEN=${token}`,
         "",

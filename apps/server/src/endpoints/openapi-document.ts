@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createFileRegistry, fromBinary } from "@bufbuild/protobuf";
+import { createFileRegistry, type DescMethod, fromBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import {
   createOpenApiDocument,
@@ -10,7 +10,7 @@ import {
 } from "@folio/openapi";
 import { alwaysSet, FolderService } from "@folio/proto";
 import type { AuthConfig } from "../env.js";
-import { restApi } from "../services/api.js";
+import { apiScopes, restApi } from "../services/api.js";
 import { DEVELOPMENT_TOKEN_PATH } from "./development-token.js";
 
 /** The OpenAPI document of the REST API, with descriptions from the proto comments. */
@@ -34,16 +34,7 @@ export function createFolioOpenApiDocument(auth: AuthConfig): OpenApiDocument {
     stringFormat: uuidForIdFields,
     alwaysSetInResponses: alwaysSet,
     pageLinks: restApi.pageLinks,
-    requestHeaders: (method) =>
-      method === FolderService.method.createFolder
-        ? {
-            "Idempotency-Key": {
-              description:
-                "Makes retries safe (draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, a UUID is a good choice. The same key with the same request returns the first response; with another request it is 409. Equal to `requestId` when both are sent.",
-              schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" },
-            },
-          }
-        : undefined,
+    requestHeaders: documentedRequestHeaders,
     requestExample: (method) =>
       method === FolderService.method.createFolder ? { name: "Invoices 2026", color: "#1e90ff" } : undefined,
     responseHeaders: (status) => ({
@@ -77,15 +68,32 @@ function securityOf(auth: AuthConfig): SecurityOptions {
     requiredScope: restApi.requiredScope,
     description:
       "OAuth 2.0 access tokens (JWT, RFC 9068) of the organisation's issuer, sent as `Authorization: Bearer <token>`. The token's `org_id` claim is the organisation whose data the calls see.",
-    scopes: {
-      "files:upload": "Create folders.",
-      "project:read": "List the organisation's projects.",
-    },
+    scopes: Object.fromEntries(apiScopes.map((scope) => [scope.name, scope.description])),
   };
   const tokenUrl = auth.tokenUrl ?? (auth.mode === "development" ? DEVELOPMENT_TOKEN_PATH : undefined);
   return tokenUrl === undefined
     ? common
     : { ...common, scheme: { type: "oauth2", flows: { clientCredentials: { tokenUrl } } } };
+}
+
+/** The request headers a method declares in the proto, with the rule the server enforces. */
+function documentedRequestHeaders(method: DescMethod) {
+  const headers = restApi.requestHeaders(method);
+  if (headers.length === 0) return undefined;
+  return Object.fromEntries(
+    headers.map((header) => [
+      header.name,
+      {
+        description: header.description,
+        schema: {
+          type: "string" as const,
+          ...(header.minLength > 0 ? { minLength: header.minLength } : {}),
+          ...(header.maxLength > 0 ? { maxLength: header.maxLength } : {}),
+          ...(header.pattern !== "" ? { pattern: header.pattern } : {}),
+        },
+      },
+    ]),
+  );
 }
 
 /** Rate-limit headers of authenticated responses (draft-ietf-httpapi-ratelimit-headers-06). */

@@ -10,16 +10,16 @@ export function createOutcomeInterceptor(): Interceptor {
   return (next) => async (req) => {
     const facts = req.contextValues.get(requestFactsKey);
     if (facts === undefined) return next(req);
-    facts.method = `${req.service.typeName}/${req.method.name}`;
+    facts.intercept(`${req.service.typeName}/${req.method.name}`);
     try {
       const res = await next(req);
       if (!res.stream) {
-        facts.code = outcomeCode();
+        facts.answered(outcomeCode());
         return res;
       }
       return { ...res, message: recordingEnd(res.message, facts) } as StreamResponse;
     } catch (error) {
-      facts.code = outcomeCode(error);
+      facts.answered(outcomeCode(error));
       throw error;
     }
   };
@@ -28,12 +28,12 @@ export function createOutcomeInterceptor(): Interceptor {
 async function* recordingEnd<T>(messages: AsyncIterable<T>, facts: RequestFacts): AsyncIterable<T> {
   try {
     yield* messages;
-    facts.code = outcomeCode();
+    facts.answered(outcomeCode());
   } catch (error) {
-    facts.code = outcomeCode(error);
+    facts.answered(outcomeCode(error));
     throw error;
   } finally {
     // Neither ended nor failed: the client went away mid-stream.
-    facts.code ??= "canceled";
+    facts.answered("canceled");
   }
 }

@@ -1,82 +1,100 @@
 import { Code, createContextKey } from "@connectrpc/connect";
 import { codeToString } from "@connectrpc/connect/protocol-connect";
-import type { NodeRequest, NodeResponse } from "../transport/node-handler.js";
+import type { NodeRequest } from "../transport/node-handler.js";
 
 /** How a request reached the server: the label values of the `protocol` metric label. */
 export type Protocol = "rest" | "connect" | "grpc" | "grpc-web" | "http";
 
 /**
- * What the server learns about a request on its way through, for the access log, the metrics and
- * the trace: each layer fills in what it knows. Every value is bounded (no ids, no raw paths), so
- * metrics may use them as labels.
+ * What the server observed of one request, for the access log, the metrics and the trace, which
+ * only read it. Each fact is written by the layer that knows it, once: the outermost layer gives
+ * the id, dispatch the protocol (or the name of the server's own route), the layer that finds the
+ * procedure the RPC, and the layer that decides the answer the code the client gets. Every value
+ * is bounded (no ids but the request's own, no raw paths), so metrics may use them as labels.
  */
-export interface RequestFacts {
-  readonly requestId: string;
-  /** Set by dispatch once it knows where the request goes; `http` for the server's own routes. */
-  protocol: Protocol;
+export class RequestFacts {
+  #protocol: Protocol = "http";
+  #method: string | undefined;
+  #code: string | undefined;
+  #intercepted = false;
+
+  constructor(readonly requestId: string) {}
+
+  /** The protocol; `http` for the server's own routes (and until dispatch knows). */
+  get protocol(): Protocol {
+    return this.#protocol;
+  }
+
   /**
-   * The RPC the request called (`folio.v1.FolderService/CreateFolder`) or the name of the server's
-   * own route (`healthz`, `readyz`, `jwks`, `dev-token`, `docs`, `web`); undefined when it matched neither.
+   * The RPC called (`folio.v1.FolderService/CreateFolder`) or the name of the server's own route
+   * (`healthz`, `readyz`, `jwks`, `dev-token`, `docs`, `web`, `cors`); undefined when it matched neither.
    */
-  method: string | undefined;
-  /** The outcome as a Connect code (`ok`, `not_found`...), set when the call passed the interceptors. */
-  code: string | undefined;
-}
+  get method(): string | undefined {
+    return this.#method;
+  }
 
-const factsByRequest = new WeakMap<NodeRequest, RequestFacts>();
+  /** The Connect code of the answer (`ok`, `not_found`...), once the layer that decided it has said. */
+  get code(): string | undefined {
+    return this.#code;
+  }
 
-/** The facts of a request, for the context values of its call. */
-export const requestFactsKey = createContextKey<RequestFacts | undefined>(undefined, {
-  description: "request facts",
-});
+  /** Whether the call reached the interceptors, which then decide its code. */
+  get intercepted(): boolean {
+    return this.#intercepted;
+  }
 
-/** Starts the facts of a request (the outermost layer does, once). */
-export function startFacts(req: NodeRequest, requestId: string): RequestFacts {
-  const facts: RequestFacts = { requestId, protocol: "http", method: undefined, code: undefined };
-  factsByRequest.set(req, facts);
-  return facts;
-}
+  /** Dispatch: the protocol the request speaks, and for the server's own routes their name. */
+  routed(protocol: Protocol, route?: string): void {
+    this.#protocol = protocol;
+    if (route !== undefined) this.#method ??= route;
+  }
 
-/** The facts of a request started by {@link startFacts}. */
-export function factsOf(req: NodeRequest): RequestFacts | undefined {
-  return factsByRequest.get(req);
+  /** The RPC the request calls, as soon as a layer finds its procedure. */
+  called(method: string): void {
+    this.#method ??= method;
+  }
+
+  /** The outermost interceptor: the call reached the chain, whose outcome is its code. */
+  intercept(method: string): void {
+    this.#intercepted = true;
+    this.#method = method;
+  }
+
+  /** The code the client gets, said by the layer that decides it; the first decision stands. */
+  answered(code: string): void {
+    this.#code ??= code;
+  }
+
+  /**
+   * The code to report once the response is over: the one a layer decided; for a response cut off
+   * before its end, `canceled`; for the server's own HTTP routes, which have no code, that of
+   * their status (their status is their answer); `unknown` if no layer said (a defect).
+   */
+  outcome(status: number, finished: boolean): string {
+    if (this.#code !== undefined) return this.#code;
+    if (!finished) return "canceled";
+    return this.#protocol === "http" ? codeOfStatus(status) : "unknown";
+  }
 }
 
 /**
- * The RPC protocol of a request to the Connect handler, by its content type (the gRPC and
- * gRPC-Web specifications and the Connect protocol's): `http` when it is none of them.
+ * The code of an answer that carries none, by its HTTP status (google.rpc.Code's mapping, read
+ * backwards): the server's own HTTP routes, and the few answers of connect-es given before a call
+ * exists (an unsupported content type: 415).
  */
-export function rpcProtocolOf(req: NodeRequest): Protocol {
-  const contentType = String(req.headers["content-type"] ?? "").toLowerCase();
-  if (contentType.startsWith("application/grpc-web")) return "grpc-web";
-  if (contentType.startsWith("application/grpc")) return "grpc";
-  if (
-    contentType.startsWith("application/connect+") ||
-    contentType.startsWith("application/json") ||
-    contentType.startsWith("application/proto") ||
-    // Connect's GET requests for side-effect-free methods carry no body and no content type.
-    (req.method === "GET" && /[?&]connect=v1(&|$)/.test(req.url ?? ""))
-  ) {
-    return "connect";
-  }
-  return "http";
+export function codeOfStatus(status: number): string {
+  if (status < 400) return "ok";
+  return codeToString(CODE_OF_STATUS[status] ?? Code.Unknown);
 }
 
-/** The Connect code of a call's outcome: `ok`, or the code of the error it failed with. */
-export function outcomeCode(error?: unknown): string {
-  if (error === undefined) return "ok";
-  const code = (error as { code?: unknown }).code;
-  return typeof code === "number" && code in Code ? codeToString(code as Code) : codeToString(Code.Unknown);
-}
-
-/** Codes of the HTTP statuses the server answers with before a call reaches the interceptors. */
 const CODE_OF_STATUS: Readonly<Record<number, Code>> = {
   400: Code.InvalidArgument,
   401: Code.Unauthenticated,
   403: Code.PermissionDenied,
-  404: Code.Unimplemented,
+  404: Code.NotFound,
   405: Code.Unimplemented,
   408: Code.DeadlineExceeded,
+  409: Code.Aborted,
   413: Code.ResourceExhausted,
   415: Code.InvalidArgument,
   429: Code.ResourceExhausted,
@@ -86,18 +104,28 @@ const CODE_OF_STATUS: Readonly<Record<number, Code>> = {
   504: Code.DeadlineExceeded,
 };
 
-/**
- * The code of a finished response: the one the interceptors recorded, else the gRPC status of a
- * trailers-only answer, else the code of its HTTP status (a payload refused before the
- * interceptors, an unknown path, the server's own routes).
- */
-export function finalCode(facts: RequestFacts, res: NodeResponse): string {
-  if (facts.code !== undefined) return facts.code;
-  const grpcStatus = res.getHeader("grpc-status");
-  if (grpcStatus !== undefined) {
-    const code = Number(grpcStatus);
-    return code === 0 ? "ok" : outcomeCode({ code });
-  }
-  if (res.statusCode >= 200 && res.statusCode < 400) return "ok";
-  return codeToString(CODE_OF_STATUS[res.statusCode] ?? Code.Unknown);
+const factsByRequest = new WeakMap<NodeRequest, RequestFacts>();
+
+/** The facts of a request, in the context values of its call (for the interceptors). */
+export const requestFactsKey = createContextKey<RequestFacts | undefined>(undefined, {
+  description: "request facts",
+});
+
+/** Starts the facts of a request (the outermost layer does, once). */
+export function startFacts(req: NodeRequest, requestId: string): RequestFacts {
+  const facts = new RequestFacts(requestId);
+  factsByRequest.set(req, facts);
+  return facts;
+}
+
+/** The facts of a request started by {@link startFacts}. */
+export function factsOf(req: NodeRequest): RequestFacts | undefined {
+  return factsByRequest.get(req);
+}
+
+/** The Connect code of a call's outcome: `ok`, or the code of the error it failed with. */
+export function outcomeCode(error?: unknown): string {
+  if (error === undefined) return "ok";
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "number" && code in Code ? codeToString(code as Code) : codeToString(Code.Unknown);
 }

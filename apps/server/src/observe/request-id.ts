@@ -17,9 +17,15 @@ export function requestIdFor(incoming: string | string[] | undefined): string {
   return typeof incoming === "string" && ACCEPTABLE.test(incoming) ? incoming : randomUUID();
 }
 
-/** Context values of a request whose id {@link requestIdFor} put into its headers: the id and the request's facts. */
+/** The id the outermost layer gave a request (in its facts). */
+export function requestIdOf(req: NodeRequest): string {
+  return factsOf(req)?.requestId ?? requestIdFor(undefined);
+}
+
+/** Context values of a request's call: its id and its facts. */
 export function requestContextValues(req: NodeRequest) {
+  const facts = factsOf(req);
   return createContextValues()
-    .set(requestIdKey, String(req.headers[REQUEST_ID_HEADER]))
-    .set(requestFactsKey, factsOf(req));
+    .set(requestIdKey, facts?.requestId ?? requestIdFor(undefined))
+    .set(requestFactsKey, facts);
 }

@@ -1,22 +1,21 @@
 import type { Logger } from "pino";
 import type { NodeHandler } from "../transport/node-handler.js";
+import { pathOf } from "../transport/request-target.js";
 import type { Metrics } from "./metrics.js";
-import { finalCode, startFacts } from "./request-facts.js";
+import { startFacts } from "./request-facts.js";
 import { REQUEST_ID_HEADER, requestIdFor } from "./request-id.js";
 import { startRequestSpan } from "./request-span.js";
 
 /**
- * The outermost HTTP layer: gives every request its id (the caller's own when acceptable, on the
- * request for the handlers and on the response for the client), its span, and when the response
- * is done, one access log line and its metrics. The line never holds a header's value: the
- * `Authorization` token stays out of the log.
+ * The outermost HTTP layer: gives every request its id (the caller's own when acceptable; in the
+ * request's facts for the layers below and on the response for the client), its span, and when
+ * the response is done, one access log line and its metrics, read from the request's facts. The
+ * line never holds a header's value: the `Authorization` token stays out of the log.
  */
 export function withRequestLog(logger: Logger, metrics: Metrics, handler: NodeHandler): NodeHandler {
   return (req, res) => {
     const started = process.hrtime.bigint();
     const requestId = requestIdFor(req.headers[REQUEST_ID_HEADER]);
-    // Connect reads the id from the request headers; the response carries it on every protocol.
-    req.headers[REQUEST_ID_HEADER] = requestId;
     res.setHeader(REQUEST_ID_HEADER, requestId);
     const facts = startFacts(req, requestId);
     const span = startRequestSpan(req);
@@ -28,7 +27,7 @@ export function withRequestLog(logger: Logger, metrics: Metrics, handler: NodeHa
     res.once("close", () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       // A response cut off (the client left, or the shutdown bound was reached) is `canceled`.
-      const code = finished ? finalCode(facts, res) : (facts.code ?? "canceled");
+      const code = facts.outcome(res.statusCode, finished);
       const method = facts.method ?? "unknown";
       metrics.requestFinished({ method, protocol: facts.protocol, code }, seconds);
       span.end(facts, code, res.statusCode);
@@ -40,7 +39,7 @@ export function withRequestLog(logger: Logger, metrics: Metrics, handler: NodeHa
         code,
         status: res.statusCode,
         httpMethod: req.method,
-        path: (req.url ?? "/").split("?", 1)[0],
+        path: pathOf(req.url),
         httpVersion: req.httpVersion,
         durationMs: Math.round(seconds * 1e6) / 1e3,
       };

@@ -1,5 +1,15 @@
 import type { DescService } from "@bufbuild/protobuf";
-import { documentedErrors, FolderService, ProjectService, requiredScope, successStatus } from "@folio/proto";
+import { assertEveryMethodHasScope } from "@folio/auth";
+import {
+  declaredScopes,
+  documentedErrors,
+  FolderService,
+  ProjectService,
+  requestHeaders,
+  requiredScope,
+  type Scope,
+  successStatus,
+} from "@folio/proto";
 
 /** The services of the Folio API, in the order they are mounted and documented. */
 export const services: readonly DescService[] = [FolderService, ProjectService];
@@ -18,4 +28,31 @@ export const restApi = {
   errorResponses: documentedErrors,
   /** The scope each method requires, `(folio.v1.required_scope)`. */
   requiredScope,
+  /** The request headers a method reads beyond every call's, with their rules, `(folio.v1.request_headers)`. */
+  requestHeaders,
 } as const;
+
+/** Every scope of the API with what it allows, `(folio.v1.scopes)` of its services. */
+export const apiScopes: readonly Scope[] = services.flatMap((service) => declaredScopes(service));
+
+/**
+ * Refuses to start unless every method of the API requires a scope, and every scope required is
+ * one its service declares (so the document describes each scope a token may need).
+ */
+export function assertScopesDeclared(): void {
+  assertEveryMethodHasScope(
+    services.flatMap((service) => service.methods),
+    requiredScope,
+  );
+  for (const service of services) {
+    const declared = new Set(declaredScopes(service).map((scope) => scope.name));
+    for (const method of service.methods) {
+      const scope = requiredScope(method);
+      if (scope !== undefined && !declared.has(scope)) {
+        throw new Error(
+          `${service.typeName}.${method.name} requires ${scope}, which ${service.typeName} does not declare in (folio.v1.scopes)`,
+        );
+      }
+    }
+  }
+}

@@ -1,9 +1,13 @@
 import { isUuid } from "@folio/auth";
 import { type FieldViolation, invalidArgument } from "@folio/googleapis";
-import type { CreateFolderRequest } from "@folio/proto";
+import { type CreateFolderRequest, FolderService } from "@folio/proto";
+import { requestHeaderRule } from "./request-header-rules.js";
 
-/** The header that carries an idempotency key (draft-ietf-httpapi-idempotency-key-header). */
-export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
+/**
+ * The header that carries an idempotency key (draft-ietf-httpapi-idempotency-key-header), and its
+ * rule, which the `request_id` field (AIP-155) follows too: declared in the proto.
+ */
+const IDEMPOTENCY_KEY = requestHeaderRule(FolderService.method.createFolder, "Idempotency-Key");
 
 /** A CreateFolder request that passed validation, in the form it is stored. */
 export interface ValidCreateFolder {
@@ -16,7 +20,6 @@ export interface ValidCreateFolder {
 }
 
 const MAX_NAME_LENGTH = 255;
-const MAX_KEY_LENGTH = 255;
 const CONTROL = /\p{Cc}/u;
 /**
  * Characters that change how a name reads without being seen, so that two names look alike:
@@ -28,7 +31,6 @@ const CONTROL = /\p{Cc}/u;
 const INVISIBLE =
   /[\p{Bidi_Control}\u200B\u200C\u2060-\u2064\uFEFF\p{Noncharacter_Code_Point}]|(?<!\p{Extended_Pictographic}[\uFE0F\p{Emoji_Modifier}]?)\u200D|\u200D(?!\p{Extended_Pictographic})/u;
 const COLOR = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
-const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 
 /**
  * Validates and normalises a CreateFolder request: the one declaration of its rules, run for
@@ -70,18 +72,17 @@ export function validateCreateFolder(request: CreateFolderRequest, headers: Head
     else violations.push({ field: "color", description: "must be #rgb or #rrggbb" });
   }
 
-  const header = headers.get(IDEMPOTENCY_KEY_HEADER) ?? undefined;
+  const header = headers.get(IDEMPOTENCY_KEY.header) ?? undefined;
   const idempotencyKey = request.requestId ?? header;
   for (const [field, key] of [
     ["requestId", request.requestId],
-    ["Idempotency-Key", header],
+    [IDEMPOTENCY_KEY.name, header],
   ] as const) {
-    if (key !== undefined && (key.length > MAX_KEY_LENGTH || !VISIBLE_ASCII.test(key))) {
-      violations.push({ field, description: `must be 1 to ${MAX_KEY_LENGTH} visible ASCII characters` });
-    }
+    const broken = key === undefined ? undefined : IDEMPOTENCY_KEY.broken(key);
+    if (broken !== undefined) violations.push({ field, description: broken });
   }
   if (request.requestId !== undefined && header !== undefined && request.requestId !== header) {
-    violations.push({ field: "requestId", description: "differs from the Idempotency-Key header" });
+    violations.push({ field: "requestId", description: `differs from the ${IDEMPOTENCY_KEY.name} header` });
   }
 
   if (violations.length > 0) {

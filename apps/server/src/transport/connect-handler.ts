@@ -2,8 +2,9 @@ import { Code, ConnectError, type ConnectRouter, type ContextValues } from "@con
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import type { Logger } from "pino";
-import { factsOf } from "../observe/request-facts.js";
+import { codeOfStatus, factsOf } from "../observe/request-facts.js";
 import type { NodeHandler, NodeRequest } from "./node-handler.js";
+import { pathOf } from "./request-target.js";
 
 /** Options of {@link createConnectHandler}. */
 export interface ConnectHandlerOptions {
@@ -24,17 +25,23 @@ export function createConnectHandler(router: ConnectRouter, options: ConnectHand
     router.handlers.map((handler) => [handler.requestPath, handler]),
   );
   return (req, res) => {
-    const handler = byPath.get((req.url ?? "").split("?", 1)[0] ?? "");
+    const handler = byPath.get(pathOf(req.url));
+    const facts = factsOf(req);
     if (handler === undefined) {
+      // No such procedure: what RPC clients read a 404 as (Connect and gRPC), or a plain HTTP 404.
+      facts?.answered(facts.protocol === "http" ? "not_found" : "unimplemented");
       options.notFound(req, res);
       return;
     }
     // Known before the interceptors run, for a request refused earlier (a payload that does not decode).
-    const facts = factsOf(req);
-    if (facts !== undefined) facts.method = handler.requestPath.slice(1);
+    facts?.called(handler.requestPath.slice(1));
     const request = universalRequestFromNodeRequest(req, res, undefined, options.contextValues(req));
     handler(request)
-      .then((response) => universalResponseToNodeResponse(response, res))
+      .then((response) => {
+        // An answer before any call exists (an unsupported content type: 415) carries no code.
+        if (facts !== undefined && !facts.intercepted) facts.answered(codeOfStatus(response.status));
+        return universalResponseToNodeResponse(response, res);
+      })
       .catch((reason: unknown) => {
         // The client went away mid-response: nothing to answer, nothing wrong with the server.
         if (ConnectError.from(reason).code === Code.Aborted) return;

@@ -1,7 +1,9 @@
 import { DEVELOPMENT_TOKEN_PATH } from "../endpoints/development-token.js";
-import { factsOf, rpcProtocolOf } from "../observe/request-facts.js";
+import { factsOf } from "../observe/request-facts.js";
 import type { NodeHandler, NodeRequest, NodeResponse } from "./node-handler.js";
+import { pathOf } from "./request-target.js";
 import { respond } from "./respond.js";
+import { rpcProtocolOf } from "./rpc-protocol.js";
 
 /** The handlers of the server's paths, each of one job. */
 export interface Routes {
@@ -32,12 +34,13 @@ export interface Routes {
 export function createDispatch(routes: Routes): NodeHandler {
   const jwksBody = routes.jwks === undefined ? undefined : JSON.stringify(routes.jwks);
   return (req, res) => {
-    if (routes.cors(req, res)) return;
-    const path = (req.url ?? "/").split("?", 1)[0];
     const facts = factsOf(req);
-    const route = (name: string) => {
-      if (facts !== undefined) facts.method = name;
-    };
+    const route = (name: string) => facts?.routed("http", name);
+    if (routes.cors(req, res)) {
+      route("cors");
+      return;
+    }
+    const path = pathOf(req.url);
     if (req.method === "GET" && path === "/healthz") {
       route("healthz");
       routes.liveness(req, res);
@@ -78,11 +81,11 @@ export function createDispatch(routes: Routes): NodeHandler {
       return;
     }
     if (path?.startsWith("/api/")) {
-      if (facts !== undefined) facts.protocol = "rest";
+      facts?.routed("rest");
       routes.rest(req, res);
       return;
     }
-    if (facts !== undefined) facts.protocol = rpcProtocolOf(req);
+    facts?.routed(rpcProtocolOf(req));
     routes.connect(req, res);
   };
 }

@@ -3,10 +3,14 @@ import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
 import { answerClientError } from "./client-error.js";
+import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from "./connection-limits.js";
 import { closeAfterEarlyResponse } from "./early-response.js";
+import { routeByFirstBytes } from "./first-bytes.js";
 import { limitHttp2Session } from "./http2-session-limits.js";
 import type { NodeHandler } from "./node-handler.js";
 import { normalizeRequestTarget } from "./request-target.js";
+
+export type { ConnectionLimits } from "./connection-limits.js";
 
 /** A listening server: where it is, and how to stop it. */
 export interface Listening {
@@ -20,45 +24,6 @@ export interface Listening {
    */
   close(timeoutMs?: number): Promise<{ readonly cutConnections: number }>;
 }
-
-/** What one client may hold of the server, on HTTP/1.1 and HTTP/2 alike. */
-export interface ConnectionLimits {
-  /**
-   * A connection must send its first bytes, and each request its complete headers, within this
-   * (on HTTP/2: open its first stream); otherwise it is closed (HTTP/1.1: 408 first).
-   */
-  readonly headersTimeoutMs: number;
-  /** A request, body included, must arrive within this of its start. */
-  readonly requestTimeoutMs: number;
-  /** A connection without a request in progress is closed after this. */
-  readonly idleTimeoutMs: number;
-  /** Connections open at once; further ones are closed as they arrive. */
-  readonly maxConnections: number;
-  /** Streams a client may open at once on one HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS). */
-  readonly http2MaxConcurrentStreams: number;
-  /**
-   * Stream resets (RST_STREAM) a client may send on one HTTP/2 connection: a burst, then a rate
-   * per second (a token bucket); beyond it the connection is closed with GOAWAY (rapid reset,
-   * CVE-2023-44487).
-   */
-  readonly http2StreamResetBurst: number;
-  readonly http2StreamResetRate: number;
-}
-
-/** The limits used when none are given; every one of them is configurable (see env.ts). */
-export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
-  headersTimeoutMs: 15_000,
-  requestTimeoutMs: 60_000,
-  // Longer than the 60 s idle timeout of common load balancers, which should close first.
-  idleTimeoutMs: 65_000,
-  maxConnections: 10_000,
-  http2MaxConcurrentStreams: 100,
-  http2StreamResetBurst: 100,
-  http2StreamResetRate: 33,
-};
-
-/** First bytes of every HTTP/2 connection (RFC 9113, section 3.4); no HTTP/1 method starts so. */
-const HTTP2_PREFACE = Buffer.from("PRI * HTTP/2.0");
 
 /**
  * Serves `handler` on one port for HTTP/1.1 (curl, browsers, fetch) and cleartext HTTP/2 with
@@ -180,30 +145,4 @@ export async function listen(
       return { cutConnections };
     },
   };
-}
-
-/**
- * Reads a connection's first bytes until they tell HTTP/2's preface from an HTTP/1.1 request,
- * puts them back, and hands the paused socket on. A connection that does not tell within
- * `timeoutMs` (one that sends nothing at all, say) is closed.
- */
-function routeByFirstBytes(socket: net.Socket, timeoutMs: number, route: (isHttp2: boolean) => void): void {
-  let first: Buffer = Buffer.alloc(0);
-  const onTimeout = () => socket.destroy();
-  const onData = (chunk: Buffer) => {
-    first = first.length === 0 ? chunk : Buffer.concat([first, chunk]);
-    const length = Math.min(first.length, HTTP2_PREFACE.length);
-    const isPrefix = first.subarray(0, length).equals(HTTP2_PREFACE.subarray(0, length));
-    // "P" may start "PRI * HTTP/2.0" as well as "POST": wait until the bytes tell.
-    if (isPrefix && length < HTTP2_PREFACE.length) return;
-    socket.off("data", onData);
-    socket.off("timeout", onTimeout);
-    socket.setTimeout(0);
-    socket.pause();
-    socket.unshift(first);
-    route(isPrefix);
-  };
-  socket.setTimeout(timeoutMs);
-  socket.on("timeout", onTimeout);
-  socket.on("data", onData);
 }
