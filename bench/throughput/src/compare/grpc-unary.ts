@@ -6,6 +6,8 @@ export interface GrpcReply {
   /** `grpc-status` from the trailers, or from the headers of a trailers-only response. */
   readonly grpcStatus: string | undefined;
   readonly grpcMessage: string | undefined;
+  /** The response headers and trailers with text values (`www-authenticate`, `x-request-id`, ...). */
+  readonly metadata: Readonly<Record<string, string>>;
   /** `grpc-status-details-bin`, decoded from base64: a google.rpc.Status. */
   readonly statusDetails: Uint8Array | undefined;
   /** Bytes of DATA of the response: every length-prefixed message with its 5-byte prefix. */
@@ -27,8 +29,11 @@ export async function grpcUnary(
       let grpcStatus: string | undefined;
       let grpcMessage: string | undefined;
       let statusDetails: Uint8Array | undefined;
+      const metadata: Record<string, string> = {};
       const chunks: Buffer[] = [];
       const read = (fields: http2.IncomingHttpHeaders) => {
+        for (const [name, value] of Object.entries(fields))
+          if (typeof value === "string") metadata[name] = value;
         if (typeof fields["grpc-status"] === "string") grpcStatus = fields["grpc-status"];
         if (typeof fields["grpc-message"] === "string")
           grpcMessage = decodeURIComponent(fields["grpc-message"]);
@@ -52,6 +57,7 @@ export async function grpcUnary(
         resolve({
           grpcStatus,
           grpcMessage,
+          metadata,
           statusDetails,
           dataBytes: data.byteLength,
           messages: unframe(data).messages,
