@@ -59,7 +59,10 @@ export const CONTESTANT_TITLE: Readonly<Record<Contestant, string>> = {
 
 const LIST_PROCEDURE = "/folio.v1.ProjectService/ListProjects";
 const CREATE_PROCEDURE = "/folio.v1.FolderService/CreateFolder";
-/** gRPC-Web is HTTP/1.1 here, as browsers without HTTP/2 send it; wrk reads each status from the body. */
+/**
+ * gRPC-Web over HTTP/1.1, as a browser sends it to a cleartext server (browsers speak HTTP/2 over
+ * TLS only); wrk reads each status from the body.
+ */
 const GRPC_WEB_CLIENT = "wrk (HTTP/1.1, grpc-status read from the body)";
 
 /** How a contestant is driven through a workload, and by which load generator. */

@@ -37,24 +37,24 @@ export async function preflight(
   const notes: string[] = [];
   const auth = { authorization: `Bearer ${token}` };
   const urlOf = (contestant: Contestant) => urls.get(SERVER_OF[contestant]) as string;
-  /** DATA bytes of each gRPC answer, by the `what` of its call. */
-  const dataBytes = new Map<string, number>();
 
-  /** The one response message of a protobuf protocol (Connect binary, gRPC-Web or gRPC). */
+  /**
+   * The one response message of a protobuf protocol (Connect binary, gRPC-Web or gRPC), and for
+   * gRPC the bytes of DATA it came in.
+   */
   const protobufCall = async <S extends DescMessage>(
     contestant: Contestant,
     path: string,
     request: Uint8Array,
     schema: S,
     what: string,
-  ): Promise<MessageShape<S>> => {
+  ): Promise<{ message: MessageShape<S>; dataBytes?: number }> => {
     const url = urlOf(contestant);
     if (GRPC_CONTESTANTS.includes(contestant)) {
       const reply = await grpcUnary(url, path, auth, request);
       expect(reply.grpcStatus === "0", `${what}: grpc-status ${reply.grpcStatus} ${reply.grpcMessage ?? ""}`);
       expect(reply.messages.length === 1, `${what}: ${reply.messages.length} response messages`);
-      dataBytes.set(what, reply.dataBytes);
-      return fromBinary(schema, reply.messages[0] as Uint8Array);
+      return { message: fromBinary(schema, reply.messages[0] as Uint8Array), dataBytes: reply.dataBytes };
     }
     const grpcWeb = contestant === "folio-grpc-web";
     const response = await fetch(`${url}${path}`, {
@@ -66,14 +66,14 @@ export async function preflight(
     });
     const bytes = new Uint8Array(await response.arrayBuffer());
     expect(response.status === 200, `${what}: HTTP ${response.status}`);
-    if (!grpcWeb) return fromBinary(schema, bytes);
+    if (!grpcWeb) return { message: fromBinary(schema, bytes) };
     const { messages, trailer } = unframe(bytes);
     expect(
       /^grpc-status: ?0\r$/m.test(trailer ?? ""),
       `${what}: gRPC-Web trailer ${JSON.stringify(trailer)}`,
     );
     expect(messages.length === 1, `${what}: ${messages.length} response messages`);
-    return fromBinary(schema, messages[0] as Uint8Array);
+    return { message: fromBinary(schema, messages[0] as Uint8Array) };
   };
 
   for (const workload of workloads) {
@@ -94,14 +94,14 @@ export async function preflight(
         if (!isProtobuf(contestant)) continue;
         const what = `${contestant}, ${workload}`;
         const name = `${prefix}-preflight-${contestant}`;
-        const reply = await protobufCall(
+        const { message } = await protobufCall(
           contestant,
           CREATE,
           createFolderRequest(name),
           CreateFolderResponseSchema,
           what,
         );
-        const folder = reply.folder;
+        const folder = message.folder;
         expect(folder !== undefined && folder.name === name, `${what}: not the folder asked for`);
         expect(folder.createdAt !== undefined && folder.id !== "", `${what}: no id or creation time`);
         folders.set(contestant, folder);
@@ -138,7 +138,7 @@ export async function preflight(
       const url = urlOf(contestant);
       const what = `${contestant}, ${workload}`;
       if (isProtobuf(contestant)) {
-        const page = await protobufCall(
+        const { message: page, dataBytes } = await protobufCall(
           contestant,
           LIST,
           listProjectsRequest(pageSize),
@@ -151,8 +151,7 @@ export async function preflight(
         );
         expect(page.nextPageToken !== "", `${what}: no next page token`);
         pages.set(contestant, page);
-        const bytes = dataBytes.get(what);
-        if (bytes !== undefined) grpcListDataBytes.set(`${contestant}/${workload}`, bytes);
+        if (dataBytes !== undefined) grpcListDataBytes.set(`${contestant}/${workload}`, dataBytes);
         continue;
       }
       if (contestant === "folio-connect-json") {
