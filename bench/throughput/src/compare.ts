@@ -1,7 +1,8 @@
-// Throughput comparison (issue 15): Folio over REST, Connect (JSON and binary) and gRPC against two
-// hand-written services with the same semantics, Fastify 5 + pg and bare node:http + pg
-// (fastify-service.ts, node-http-service.ts, sharing baseline/), on one fresh database, one ES256
-// key and one token, each server a child process of its own with a pool of 10 connections.
+// Throughput comparison (issues 15 and 20): Folio over REST, Connect (JSON and binary), gRPC-Web and
+// gRPC against three hand-written services with the same semantics, Fastify 5 + pg and bare
+// node:http + pg over REST, @grpc/grpc-js + pg over gRPC (fastify-service.ts, node-http-service.ts,
+// grpc-js-service.ts, sharing baseline/), on one fresh database, one ES256 key and one token, each
+// server a child process of its own with a pool of 10 connections.
 //
 // Workloads: ListProjects of 10 and of 1000 rows (first page), CreateFolder (a new name per
 // request). Interleaved rounds: each round runs every contestant once per workload, in an order
@@ -20,11 +21,17 @@ import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { readArgs, USAGE } from "./compare/args.ts";
 import { measureColdStarts } from "./compare/cold-start.ts";
-import { CONTESTANT_TITLE, type Contestant, driveOf, SERVER_OF } from "./compare/contestants.ts";
+import {
+  CONTESTANT_TITLE,
+  type Contestant,
+  driveOf,
+  GRPC_CONTESTANTS,
+  SERVER_OF,
+} from "./compare/contestants.ts";
 import { type BenchDatabase, createBenchDatabase, seedProjects } from "./compare/database.ts";
 import { preflight } from "./compare/preflight.ts";
 import { cpuMs, rssBytes, waitUntilIdle } from "./compare/proc-stats.ts";
-import { type Measured, printReport, type Results } from "./compare/report.ts";
+import { type Measured, printReport, printSummary, type Results } from "./compare/report.ts";
 import { throughput } from "./compare/sample.ts";
 import {
   type RunningServer,
@@ -50,8 +57,9 @@ if (args === "help") {
 const options = args;
 
 const needsH2load =
-  options.contestants.includes("folio-grpc") && options.workloads.some((w) => w !== "create");
-const needsWrk = options.contestants.some((c) => c !== "folio-grpc");
+  options.contestants.some((c) => GRPC_CONTESTANTS.includes(c)) &&
+  options.workloads.some((w) => w !== "create");
+const needsWrk = options.contestants.some((c) => !GRPC_CONTESTANTS.includes(c));
 const tools = missingTools([
   ...(needsWrk ? (["wrk"] as const) : []),
   ...(needsH2load ? (["h2load"] as const) : []),
@@ -120,7 +128,7 @@ async function compare(): Promise<boolean> {
     readyToken: token,
   };
 
-  console.log(`# Throughput: Folio against hand-written Fastify and node:http services\n`);
+  console.log(`# Throughput: Folio against hand-written Fastify, node:http and grpc-js services\n`);
   console.log(
     `database ${database.name} on ${new URL(options.databaseUrl).host}: ${options.projects} projects in the measured org, 4 other orgs of 1000`,
   );
@@ -178,7 +186,12 @@ async function compare(): Promise<boolean> {
   const clients = new Map<string, string>();
   for (const workload of options.workloads) {
     for (const contestant of options.contestants) {
-      const drive = driveOf(contestant, workload, token, checked.grpcListDataBytes);
+      const drive = driveOf(
+        contestant,
+        workload,
+        token,
+        checked.grpcListDataBytes.get(`${contestant}/${workload}`),
+      );
       drives.set(`${contestant}/${workload}`, drive);
       clients.set(`${contestant}/${workload}`, drive.client);
     }
@@ -228,6 +241,7 @@ async function compare(): Promise<boolean> {
   for (const contestant of options.contestants)
     console.log(`${contestant.padEnd(19)} ${CONTESTANT_TITLE[contestant]}`);
   const clean = printReport(results, clients);
+  printSummary(results);
   console.log(`\nafter: ${machine()}`);
   if (!clean)
     console.log(

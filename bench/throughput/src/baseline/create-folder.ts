@@ -7,7 +7,8 @@ import { rfc3339 } from "./timestamp.ts";
 /** Visibility of every folder in v1, set by the service. */
 const PRIVATE = "private";
 
-interface FolderRow {
+/** A row of `folders` as the insert returns it. */
+export interface FolderRow {
   id: string;
   org_id: string;
   name: string;
@@ -28,6 +29,11 @@ const RETURNING = "id, org_id, name, parent_id, color, visibility, created_by_us
  * of the 201 response.
  */
 export async function createFolder(pool: pg.Pool, caller: Caller, folder: ValidFolder): Promise<string> {
+  return JSON.stringify({ folder: folderJson(await insertFolder(pool, caller, folder)) });
+}
+
+/** Creates the folder as {@link createFolder} does and returns its row, for whichever encoding to write. */
+export async function insertFolder(pool: pg.Pool, caller: Caller, folder: ValidFolder): Promise<FolderRow> {
   if (folder.parentId !== null) {
     const parent = await pool.query("SELECT id FROM folders WHERE org_id = $1::uuid AND id = $2::uuid", [
       caller.orgId,
@@ -43,7 +49,7 @@ export async function createFolder(pool: pg.Pool, caller: Caller, folder: ValidF
     [caller.orgId, folder.name, folder.nameKey, folder.parentId, folder.color, PRIVATE, caller.userId],
   );
   const row = inserted.rows[0];
-  if (row !== undefined) return JSON.stringify({ folder: folderJson(row) });
+  if (row !== undefined) return row;
   // Each form matches one of the two partial unique indexes (top level, under a parent).
   const existing =
     folder.parentId === null

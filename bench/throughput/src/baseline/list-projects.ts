@@ -7,7 +7,8 @@ import { rfc3339 } from "./timestamp.ts";
 /** Page size when the request names none, and the largest served (Folio's MAX_PAGE_SIZE). */
 export const MAX_PAGE_SIZE = 1000;
 
-interface ProjectRow {
+/** A row of `projects` as the page query reads it. */
+export interface ProjectRow {
   id: string;
   org_id: string;
   name: string;
@@ -25,17 +26,37 @@ export interface ProjectPage {
   readonly nextPageToken: string | undefined;
 }
 
-/**
- * One page of the org's projects in `(name, id)` order, read by key after the page token's cursor
- * (the query Folio runs, served by the `(org_id, name, id)` index), one row more than the page to
- * tell whether another follows.
- */
+/** A page of projects as read from the database, for whichever encoding to write. */
+export interface ProjectRows {
+  readonly rows: readonly ProjectRow[];
+  readonly nextPageToken: string | undefined;
+}
+
+/** One page of the org's projects as REST JSON (see {@link projectRows}). */
 export async function listProjects(
   pool: pg.Pool,
   tokens: PageTokens,
   orgId: string,
   query: ListProjectsQuery,
 ): Promise<ProjectPage> {
+  const page = await projectRows(pool, tokens, orgId, query);
+  return {
+    body: JSON.stringify({ projects: page.rows.map(projectJson) }),
+    nextPageToken: page.nextPageToken,
+  };
+}
+
+/**
+ * One page of the org's projects in `(name, id)` order, read by key after the page token's cursor
+ * (the query Folio runs, served by the `(org_id, name, id)` index), one row more than the page to
+ * tell whether another follows.
+ */
+export async function projectRows(
+  pool: pg.Pool,
+  tokens: PageTokens,
+  orgId: string,
+  query: ListProjectsQuery,
+): Promise<ProjectRows> {
   const pageSize = query.pageSize === 0 ? MAX_PAGE_SIZE : Math.min(query.pageSize, MAX_PAGE_SIZE);
   const binding = JSON.stringify([orgId, query.namePrefix, query.city, query.country, query.postalCode]);
   const values: unknown[] = [orgId];
@@ -71,7 +92,7 @@ export async function listProjects(
   const page = rows.length > pageSize ? rows.slice(0, pageSize) : rows;
   const last = page[page.length - 1];
   return {
-    body: JSON.stringify({ projects: page.map(projectJson) }),
+    rows: page,
     nextPageToken:
       rows.length > pageSize && last !== undefined
         ? tokens.encode({ name: last.name, id: last.id }, binding)

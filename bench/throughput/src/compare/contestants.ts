@@ -22,9 +22,11 @@ export const PAGE_SIZE: Readonly<Record<Exclude<Workload, "create">, number>> = 
 export const CONTESTANTS = [
   "fastify",
   "node-http",
+  "grpc-js",
   "folio-rest",
   "folio-connect-json",
   "folio-connect-proto",
+  "folio-grpc-web",
   "folio-grpc",
 ] as const;
 export type Contestant = (typeof CONTESTANTS)[number];
@@ -33,23 +35,35 @@ export type Contestant = (typeof CONTESTANTS)[number];
 export const SERVER_OF: Readonly<Record<Contestant, ServerKind>> = {
   fastify: "fastify",
   "node-http": "node-http",
+  "grpc-js": "grpc-js",
   "folio-rest": "folio",
   "folio-connect-json": "folio",
   "folio-connect-proto": "folio",
+  "folio-grpc-web": "folio",
   "folio-grpc": "folio",
 };
+
+/** The contestants that speak gRPC over HTTP/2 (driven by h2load and a node:http2 client, not wrk). */
+export const GRPC_CONTESTANTS: readonly Contestant[] = ["grpc-js", "folio-grpc"];
 
 export const CONTESTANT_TITLE: Readonly<Record<Contestant, string>> = {
   fastify: "Fastify 5 + pg, REST",
   "node-http": "node:http + pg, REST",
+  "grpc-js": "@grpc/grpc-js + pg, gRPC (h2c)",
   "folio-rest": "Folio, REST (/api/v1)",
   "folio-connect-json": "Folio, Connect, application/json",
   "folio-connect-proto": "Folio, Connect, application/proto",
+  "folio-grpc-web": "Folio, gRPC-Web, application/grpc-web+proto",
   "folio-grpc": "Folio, gRPC (h2c)",
 };
 
 const LIST_PROCEDURE = "/folio.v1.ProjectService/ListProjects";
 const CREATE_PROCEDURE = "/folio.v1.FolderService/CreateFolder";
+/**
+ * gRPC-Web over HTTP/1.1, as a browser sends it to a cleartext server (browsers speak HTTP/2 over
+ * TLS only); wrk reads each status from the body.
+ */
+const GRPC_WEB_CLIENT = "wrk (HTTP/1.1, grpc-status read from the body)";
 
 /** How a contestant is driven through a workload, and by which load generator. */
 export interface Drive {
@@ -59,18 +73,19 @@ export interface Drive {
 }
 
 /**
- * The load of a contestant and workload. `grpcListDataBytes` is what a successful gRPC
- * ListProjects response of that page size carries (from the preflight), to count gRPC failures
+ * The load of a contestant and workload. `okDataBytes` is what a successful gRPC ListProjects
+ * response of that contestant and workload carries (from the preflight), to count gRPC failures
  * h2load cannot see.
  */
 export function driveOf(
   contestant: Contestant,
   workload: Workload,
   token: string,
-  grpcListDataBytes: ReadonlyMap<number, number>,
+  okDataBytes: number | undefined,
 ): Drive {
   const auth = { Authorization: `Bearer ${token}` };
   const connect = { ...auth, "Connect-Protocol-Version": "1" };
+  const grpcWeb = { ...auth, "Content-Type": "application/grpc-web+proto", "X-Grpc-Web": "1" };
   const wrk = (
     request: Parameters<typeof runWrk>[1] | ((prefix: string) => Parameters<typeof runWrk>[1]),
   ): Drive => ({
@@ -103,6 +118,18 @@ export function driveOf(
           headers: { ...connect, "Content-Type": "application/proto" },
           uniqueFolder: { encoding: "proto", prefix },
         }));
+      case "folio-grpc-web":
+        return {
+          ...wrk((prefix) => ({
+            method: "POST",
+            path: CREATE_PROCEDURE,
+            headers: grpcWeb,
+            uniqueFolder: { encoding: "grpc-web", prefix },
+            grpcWeb: true,
+          })),
+          client: GRPC_WEB_CLIENT,
+        };
+      case "grpc-js":
       case "folio-grpc":
         return {
           client: "node:http2 client (in compare.ts; h2load cannot vary the body)",
@@ -139,6 +166,18 @@ export function driveOf(
         headers: { ...connect, "Content-Type": "application/proto" },
         body: listProjectsRequest(pageSize),
       });
+    case "folio-grpc-web":
+      return {
+        ...wrk({
+          method: "POST",
+          path: LIST_PROCEDURE,
+          headers: grpcWeb,
+          body: grpcFrame(listProjectsRequest(pageSize)),
+          grpcWeb: true,
+        }),
+        client: GRPC_WEB_CLIENT,
+      };
+    case "grpc-js":
     case "folio-grpc":
       return {
         client: "h2load (HTTP/2 cleartext)",
@@ -153,7 +192,7 @@ export function driveOf(
                 authorization: auth.Authorization,
               },
               body: grpcFrame(listProjectsRequest(pageSize)),
-              okDataBytes: grpcListDataBytes.get(pageSize),
+              okDataBytes,
             },
             options,
           ),

@@ -1,20 +1,30 @@
-import http2 from "node:http2";
-import { type Contestant, PAGE_SIZE, SERVER_OF, type Workload } from "./contestants.ts";
+import { type DescMessage, equals, fromBinary, type MessageShape } from "@bufbuild/protobuf";
+import { ErrorInfoSchema, StatusSchema } from "@folio/googleapis";
+import { CreateFolderResponseSchema, type Folder, ListProjectsResponseSchema } from "@folio/proto";
+import { type Contestant, GRPC_CONTESTANTS, PAGE_SIZE, SERVER_OF, type Workload } from "./contestants.ts";
+import { grpcUnary, unframe } from "./grpc-unary.ts";
 import { createFolderRequest, grpcFrame, listProjectsRequest } from "./protobuf.ts";
 import type { ServerKind } from "./servers.ts";
 
-/** What the preflight learnt: the size of a successful gRPC list response per page size. */
+/** What the preflight learnt: the size of a successful gRPC list response per contestant and workload. */
 export interface Preflight {
-  readonly grpcListDataBytes: Map<number, number>;
+  /** Keyed `<contestant>/<workload>`. */
+  readonly grpcListDataBytes: Map<string, number>;
   /** Lines to print: what was checked. */
   readonly notes: string[];
 }
 
+const LIST = "/folio.v1.ProjectService/ListProjects";
+const CREATE = "/folio.v1.FolderService/CreateFolder";
+
 /**
  * One request of every contestant and workload before anything is measured, checked for what the
- * load generators cannot see: a list page of the asked size (JSON), the same bytes over Connect
- * binary and gRPC, a created folder, and the REST bodies of the three servers byte for byte equal
- * (same rows, same page-token key: the same JSON and the same Link). Throws on the first mismatch.
+ * load generators cannot see: a list page of the asked size; the REST bodies of the REST servers
+ * byte for byte equal (same rows, same page-token key: the same JSON and the same Link); every
+ * protobuf answer (Connect binary, gRPC-Web, Folio's gRPC and the grpc-js service) decoded and the
+ * same message; a created folder, the same but for its id, name and time on every protobuf
+ * protocol; and, for the two gRPC servers, the same status, message and details for an invalid
+ * name and for a name taken. Throws on the first mismatch.
  */
 export async function preflight(
   urls: ReadonlyMap<ServerKind, string>,
@@ -23,93 +33,145 @@ export async function preflight(
   token: string,
   prefix: string,
 ): Promise<Preflight> {
-  const grpcListDataBytes = new Map<number, number>();
+  const grpcListDataBytes = new Map<string, number>();
   const notes: string[] = [];
   const auth = { authorization: `Bearer ${token}` };
+  const urlOf = (contestant: Contestant) => urls.get(SERVER_OF[contestant]) as string;
+
+  /**
+   * The one response message of a protobuf protocol (Connect binary, gRPC-Web or gRPC), and for
+   * gRPC the bytes of DATA it came in.
+   */
+  const protobufCall = async <S extends DescMessage>(
+    contestant: Contestant,
+    path: string,
+    request: Uint8Array,
+    schema: S,
+    what: string,
+  ): Promise<{ message: MessageShape<S>; dataBytes?: number }> => {
+    const url = urlOf(contestant);
+    if (GRPC_CONTESTANTS.includes(contestant)) {
+      const reply = await grpcUnary(url, path, auth, request);
+      expect(reply.grpcStatus === "0", `${what}: grpc-status ${reply.grpcStatus} ${reply.grpcMessage ?? ""}`);
+      expect(reply.messages.length === 1, `${what}: ${reply.messages.length} response messages`);
+      return { message: fromBinary(schema, reply.messages[0] as Uint8Array), dataBytes: reply.dataBytes };
+    }
+    const grpcWeb = contestant === "folio-grpc-web";
+    const response = await fetch(`${url}${path}`, {
+      method: "POST",
+      headers: grpcWeb
+        ? { ...auth, "content-type": "application/grpc-web+proto", "x-grpc-web": "1" }
+        : { ...auth, "content-type": "application/proto" },
+      body: grpcWeb ? grpcFrame(request) : request,
+    });
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    expect(response.status === 200, `${what}: HTTP ${response.status}`);
+    if (!grpcWeb) return { message: fromBinary(schema, bytes) };
+    const { messages, trailer } = unframe(bytes);
+    expect(
+      /^grpc-status: ?0\r$/m.test(trailer ?? ""),
+      `${what}: gRPC-Web trailer ${JSON.stringify(trailer)}`,
+    );
+    expect(messages.length === 1, `${what}: ${messages.length} response messages`);
+    return { message: fromBinary(schema, messages[0] as Uint8Array) };
+  };
+
   for (const workload of workloads) {
-    const restBodies = new Map<Contestant, string>();
-    for (const contestant of contestants) {
-      const url = urls.get(SERVER_OF[contestant]) as string;
-      const what = `${contestant}, ${workload}`;
-      if (workload === "create") {
-        const name = `${prefix}-preflight-${contestant}`;
-        if (contestant === "folio-grpc") {
-          const reply = await grpcUnary(
-            url,
-            "/folio.v1.FolderService/CreateFolder",
-            auth,
-            createFolderRequest(name),
-          );
-          expect(reply.grpcStatus === "0", `${what}: grpc-status ${reply.grpcStatus}`);
-          continue;
-        }
-        const proto = contestant === "folio-connect-proto";
-        const response = await fetch(
-          `${url}${contestant.startsWith("folio-connect") ? "/folio.v1.FolderService/CreateFolder" : "/api/v1/folders"}`,
-          {
-            method: "POST",
-            headers: { ...auth, "content-type": proto ? "application/proto" : "application/json" },
-            body: proto ? createFolderRequest(name) : JSON.stringify({ name }),
-          },
-        );
+    if (workload === "create") {
+      const folders = new Map<Contestant, Folder>();
+      for (const contestant of contestants) {
+        if (isProtobuf(contestant)) continue;
+        const what = `${contestant}, ${workload}`;
+        const connect = contestant === "folio-connect-json";
+        const response = await fetch(`${urlOf(contestant)}${connect ? CREATE : "/api/v1/folders"}`, {
+          method: "POST",
+          headers: { ...auth, "content-type": "application/json" },
+          body: JSON.stringify({ name: `${prefix}-preflight-${contestant}` }),
+        });
         expect(response.ok, `${what}: HTTP ${response.status} ${await response.text()}`);
+      }
+      for (const contestant of contestants) {
+        if (!isProtobuf(contestant)) continue;
+        const what = `${contestant}, ${workload}`;
+        const name = `${prefix}-preflight-${contestant}`;
+        const { message } = await protobufCall(
+          contestant,
+          CREATE,
+          createFolderRequest(name),
+          CreateFolderResponseSchema,
+          what,
+        );
+        const folder = message.folder;
+        expect(folder !== undefined && folder.name === name, `${what}: not the folder asked for`);
+        expect(folder.createdAt !== undefined && folder.id !== "", `${what}: no id or creation time`);
+        folders.set(contestant, folder);
+      }
+      const [first, ...others] = [...folders];
+      if (first !== undefined && others.length > 0) {
+        const same = (a: Folder, b: Folder) =>
+          a.orgId === b.orgId &&
+          a.parentId === b.parentId &&
+          a.color === b.color &&
+          a.visibility === b.visibility &&
+          a.createdByUserId === b.createdByUserId;
+        for (const [contestant, folder] of others) {
+          expect(same(folder, first[1]), `create: the folder of ${contestant} differs from ${first[0]}'s`);
+        }
+        notes.push(
+          `create: the CreateFolderResponse of ${[...folders.keys()].join(", ")} decoded: the same but for id, name and time`,
+        );
+      }
+      const grpcServers = contestants.filter((c) => GRPC_CONTESTANTS.includes(c));
+      if (grpcServers.length === 2) {
+        await sameGrpcErrors(grpcServers.map(urlOf), auth, `${prefix}-preflight-${grpcServers[0]}`);
+        notes.push(
+          "create: grpc-js and Folio's gRPC answer an empty name and a name taken with the same status, message and details",
+        );
+      }
+      continue;
+    }
+
+    const pageSize = PAGE_SIZE[workload];
+    const restBodies = new Map<Contestant, string>();
+    const pages = new Map<Contestant, MessageShape<typeof ListProjectsResponseSchema>>();
+    for (const contestant of contestants) {
+      const url = urlOf(contestant);
+      const what = `${contestant}, ${workload}`;
+      if (isProtobuf(contestant)) {
+        const { message: page, dataBytes } = await protobufCall(
+          contestant,
+          LIST,
+          listProjectsRequest(pageSize),
+          ListProjectsResponseSchema,
+          what,
+        );
+        expect(
+          page.projects.length === pageSize,
+          `${what}: ${page.projects.length} projects, not ${pageSize}`,
+        );
+        expect(page.nextPageToken !== "", `${what}: no next page token`);
+        pages.set(contestant, page);
+        if (dataBytes !== undefined) grpcListDataBytes.set(`${contestant}/${workload}`, dataBytes);
         continue;
       }
-      const pageSize = PAGE_SIZE[workload];
-      switch (contestant) {
-        case "fastify":
-        case "node-http":
-        case "folio-rest": {
-          const response = await fetch(`${url}/api/v1/projects?pageSize=${pageSize}`, { headers: auth });
-          const body = await response.text();
-          expect(response.status === 200, `${what}: HTTP ${response.status} ${body.slice(0, 300)}`);
-          const projects = (JSON.parse(body) as { projects: unknown[] }).projects;
-          expect(projects.length === pageSize, `${what}: ${projects.length} projects, not ${pageSize}`);
-          expect(response.headers.get("link") !== null, `${what}: no Link header`);
-          restBodies.set(contestant, `${response.headers.get("link")}\n${body}`);
-          break;
-        }
-        case "folio-connect-json": {
-          const response = await fetch(`${url}/folio.v1.ProjectService/ListProjects`, {
-            method: "POST",
-            headers: { ...auth, "content-type": "application/json" },
-            body: JSON.stringify({ pageSize }),
-          });
-          const body = (await response.json()) as { projects?: unknown[]; nextPageToken?: string };
-          expect(response.status === 200, `${what}: HTTP ${response.status}`);
-          expect(body.projects?.length === pageSize, `${what}: ${body.projects?.length} projects`);
-          break;
-        }
-        case "folio-connect-proto": {
-          const response = await fetch(`${url}/folio.v1.ProjectService/ListProjects`, {
-            method: "POST",
-            headers: { ...auth, "content-type": "application/proto" },
-            body: listProjectsRequest(pageSize),
-          });
-          const bytes = new Uint8Array(await response.arrayBuffer());
-          expect(response.status === 200, `${what}: HTTP ${response.status}`);
-          const grpc = grpcListDataBytes.get(pageSize);
-          expect(grpc === undefined || grpc === bytes.byteLength + 5, `${what}: not the bytes gRPC sends`);
-          grpcListDataBytes.set(pageSize, bytes.byteLength + 5);
-          break;
-        }
-        case "folio-grpc": {
-          const reply = await grpcUnary(
-            url,
-            "/folio.v1.ProjectService/ListProjects",
-            auth,
-            listProjectsRequest(pageSize),
-          );
-          expect(reply.grpcStatus === "0", `${what}: grpc-status ${reply.grpcStatus}`);
-          const proto = grpcListDataBytes.get(pageSize);
-          expect(
-            proto === undefined || proto === reply.dataBytes,
-            `${what}: not the bytes Connect binary sends`,
-          );
-          grpcListDataBytes.set(pageSize, reply.dataBytes);
-          break;
-        }
+      if (contestant === "folio-connect-json") {
+        const response = await fetch(`${url}${LIST}`, {
+          method: "POST",
+          headers: { ...auth, "content-type": "application/json" },
+          body: JSON.stringify({ pageSize }),
+        });
+        const body = (await response.json()) as { projects?: unknown[]; nextPageToken?: string };
+        expect(response.status === 200, `${what}: HTTP ${response.status}`);
+        expect(body.projects?.length === pageSize, `${what}: ${body.projects?.length} projects`);
+        continue;
       }
+      const response = await fetch(`${url}/api/v1/projects?pageSize=${pageSize}`, { headers: auth });
+      const body = await response.text();
+      expect(response.status === 200, `${what}: HTTP ${response.status} ${body.slice(0, 300)}`);
+      const projects = (JSON.parse(body) as { projects: unknown[] }).projects;
+      expect(projects.length === pageSize, `${what}: ${projects.length} projects, not ${pageSize}`);
+      expect(response.headers.get("link") !== null, `${what}: no Link header`);
+      restBodies.set(contestant, `${response.headers.get("link")}\n${body}`);
     }
     const bodies = [...restBodies];
     if (bodies.length > 1) {
@@ -124,45 +186,74 @@ export async function preflight(
         `${workload}: REST bodies and Link headers of ${bodies.map(([c]) => c).join(", ")} are byte for byte equal`,
       );
     }
+    const decoded = [...pages];
+    if (decoded.length > 1) {
+      const [first, ...others] = decoded;
+      for (const [contestant, page] of others) {
+        expect(
+          first !== undefined && equals(ListProjectsResponseSchema, page, first[1]),
+          `${workload}: the ListProjectsResponse of ${contestant} differs from ${first?.[0]}'s`,
+        );
+      }
+      notes.push(
+        `${workload}: the ListProjectsResponse of ${decoded.map(([c]) => c).join(", ")} decoded: the same message (rows and next_page_token)`,
+      );
+    }
   }
   return { grpcListDataBytes, notes };
 }
 
-/** One gRPC call: its grpc-status and the bytes of DATA of the response. */
-async function grpcUnary(
-  baseUrl: string,
-  path: string,
-  headers: Record<string, string>,
-  message: Uint8Array,
-): Promise<{ grpcStatus: string | undefined; dataBytes: number }> {
-  const session = http2.connect(baseUrl);
-  try {
-    return await new Promise((resolve, reject) => {
-      let grpcStatus: string | undefined;
-      let dataBytes = 0;
-      const stream = session.request({
-        ":method": "POST",
-        ":path": path,
-        "content-type": "application/grpc",
-        te: "trailers",
-        ...headers,
-      });
-      stream.on("response", (h) => {
-        if (typeof h["grpc-status"] === "string") grpcStatus = h["grpc-status"];
-      });
-      stream.on("trailers", (t) => {
-        if (typeof t["grpc-status"] === "string") grpcStatus = t["grpc-status"];
-      });
-      stream.on("data", (chunk: Buffer) => {
-        dataBytes += chunk.byteLength;
-      });
-      stream.on("error", reject);
-      stream.on("close", () => resolve({ grpcStatus, dataBytes }));
-      stream.end(grpcFrame(message));
-    });
-  } finally {
-    session.close();
-  }
+/** Contestants whose answers are protobuf messages. */
+function isProtobuf(contestant: Contestant): boolean {
+  return (
+    GRPC_CONTESTANTS.includes(contestant) ||
+    contestant === "folio-grpc-web" ||
+    contestant === "folio-connect-proto"
+  );
+}
+
+/**
+ * The two gRPC servers refuse the same bad requests the same way: an empty name (invalid_argument
+ * with a google.rpc.BadRequest), and a name another folder holds, case-folded (already_exists
+ * with a google.rpc.ErrorInfo naming that folder).
+ */
+async function sameGrpcErrors(
+  urls: readonly string[],
+  auth: Readonly<Record<string, string>>,
+  takenName: string,
+): Promise<void> {
+  const statuses = async (request: Uint8Array) =>
+    Promise.all(
+      urls.map(async (url) => {
+        const reply = await grpcUnary(url, CREATE, auth, request);
+        const details =
+          reply.statusDetails === undefined ? undefined : fromBinary(StatusSchema, reply.statusDetails);
+        return { reply, details };
+      }),
+    );
+  const [a, b] = await statuses(createFolderRequest(" "));
+  expect(
+    a?.reply.grpcStatus === "3" &&
+      a.reply.grpcStatus === b?.reply.grpcStatus &&
+      a.reply.grpcMessage === b.reply.grpcMessage &&
+      a.details !== undefined &&
+      b.details !== undefined &&
+      equals(StatusSchema, a.details, b.details),
+    `an empty name: ${JSON.stringify([a?.reply, b?.reply])}`,
+  );
+  const [c, d] = await statuses(createFolderRequest(takenName.toUpperCase()));
+  const reasons = [c, d].map((answer) => {
+    const info = answer?.details?.details[0];
+    return info === undefined ? undefined : fromBinary(ErrorInfoSchema, info.value).reason;
+  });
+  expect(
+    c?.reply.grpcStatus === "6" &&
+      c.reply.grpcStatus === d?.reply.grpcStatus &&
+      c.reply.grpcMessage === d.reply.grpcMessage &&
+      reasons[0] === "FOLDER_NAME_TAKEN" &&
+      reasons[1] === reasons[0],
+    `a name taken: ${JSON.stringify([c?.reply, d?.reply, reasons])}`,
+  );
 }
 
 function expect(condition: boolean, message: string): asserts condition {

@@ -1,4 +1,4 @@
-import { type Contestant, WORKLOAD_TITLE, type Workload } from "./contestants.ts";
+import { type Contestant, SERVER_OF, WORKLOAD_TITLE, type Workload } from "./contestants.ts";
 import { type Sample, throughput } from "./sample.ts";
 import { median, pairedRatio } from "./stats.ts";
 
@@ -19,6 +19,7 @@ const FOLIO: readonly Contestant[] = [
   "folio-rest",
   "folio-connect-json",
   "folio-connect-proto",
+  "folio-grpc-web",
   "folio-grpc",
 ];
 const BASELINES: readonly Contestant[] = ["fastify", "node-http"];
@@ -78,6 +79,7 @@ export function printReport(results: Results, clients: ReadonlyMap<string, strin
       ]);
     };
     for (const baseline of BASELINES) for (const folio of FOLIO) addRatio(folio, baseline);
+    addRatio("folio-grpc", "grpc-js");
     addRatio("folio-rest", "folio-connect-json");
     if (ratioRows.length > 0) {
       console.log(
@@ -87,6 +89,85 @@ export function printReport(results: Results, clients: ReadonlyMap<string, strin
     }
   }
   return clean;
+}
+
+/** Each protocol of Folio against the peer a team would write for it, as req/s ratios. */
+const PEER_RATIOS: readonly (readonly [Contestant, Contestant])[] = [
+  ["folio-grpc", "grpc-js"],
+  ["folio-connect-proto", "fastify"],
+  ["folio-connect-json", "fastify"],
+  ["folio-grpc-web", "fastify"],
+  ["folio-rest", "fastify"],
+  ["folio-rest", "node-http"],
+];
+
+/** CPU per request of Folio's protocols against its REST path, and of Folio against the peers. */
+const CPU_RATIOS: readonly (readonly [Contestant, Contestant])[] = [
+  ["folio-connect-json", "folio-rest"],
+  ["folio-connect-proto", "folio-rest"],
+  ["folio-grpc-web", "folio-rest"],
+  ["folio-grpc", "folio-rest"],
+  ["folio-grpc", "grpc-js"],
+  ["folio-rest", "fastify"],
+];
+
+/**
+ * The run at a glance, workloads side by side: req/s ratios of each protocol against its peer,
+ * server CPU per request of every contestant (the cost of each protocol), CPU ratios, and the
+ * largest RSS of each server.
+ */
+export function printSummary(results: Results): void {
+  const workloads = [...results.keys()];
+  const contestants = [...new Set(workloads.flatMap((w) => [...(results.get(w)?.keys() ?? [])]))];
+  const samples = (workload: Workload, contestant: Contestant) => results.get(workload)?.get(contestant);
+  const ratioRows = (
+    pairs: readonly (readonly [Contestant, Contestant])[],
+    figure: (m: Measured) => number,
+  ): string[][] =>
+    pairs
+      .filter(([a, b]) => contestants.includes(a) && contestants.includes(b))
+      .map(([a, b]) => [
+        `${a} / ${b}`,
+        ...workloads.map((w) => {
+          const x = samples(w, a)?.map(figure);
+          const y = samples(w, b)?.map(figure);
+          if (x === undefined || y === undefined) return "";
+          const spread = pairedRatio(x, y);
+          return `${fixed(spread.median, 2)} (${fixed(spread.min, 2)}–${fixed(spread.max, 2)})`;
+        }),
+      ]);
+
+  console.log("\n## Summary\n");
+  const peers = ratioRows(PEER_RATIOS, (m) => throughput(m.sample));
+  if (peers.length > 0) {
+    console.log("req/s ratios, median of the per-round ratios (min–max):\n");
+    printTable(["ratio", ...workloads], peers);
+  }
+  console.log("\nserver CPU ms per request, median over rounds (user + system of the server's process):\n");
+  printTable(
+    ["contestant", ...workloads],
+    contestants.map((c) => [
+      c,
+      ...workloads.map((w) => fixed(median(samples(w, c)?.map((m) => m.cpuMsPerRequest) ?? []), 3)),
+    ]),
+  );
+  const cpu = ratioRows(CPU_RATIOS, (m) => m.cpuMsPerRequest);
+  if (cpu.length > 0) {
+    console.log("\nCPU per request ratios, median of the per-round ratios (min–max; below 1: cheaper):\n");
+    printTable(["ratio", ...workloads], cpu);
+  }
+  const rss = new Map<string, number>();
+  for (const w of workloads) {
+    for (const c of contestants) {
+      for (const m of samples(w, c) ?? []) {
+        const server = SERVER_OF[c];
+        rss.set(server, Math.max(rss.get(server) ?? 0, m.rssBytes));
+      }
+    }
+  }
+  console.log(
+    `\nRSS under load, largest after any sample: ${[...rss].map(([server, bytes]) => `${server} ${fixed(bytes / 1024 / 1024, 0)} MB`).join(", ")}`,
+  );
 }
 
 /** A Markdown table, numbers right-aligned. */

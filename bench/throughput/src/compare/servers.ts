@@ -4,13 +4,15 @@ import http from "node:http";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "@folio/test-support/ports";
+import { grpcUnary } from "./grpc-unary.ts";
+import { listProjectsRequest } from "./protobuf.ts";
 
-/** The three servers of the comparison. */
-export type ServerKind = "folio" | "fastify" | "node-http";
+/** The four servers of the comparison. */
+export type ServerKind = "folio" | "fastify" | "node-http" | "grpc-js";
 
 /**
  * What each server runs: Folio's build (or the one `FOLIO_MAIN` names, say a checkout of an
- * earlier commit, to measure before and after a change), and the two baselines from source (Node
+ * earlier commit, to measure before and after a change), and the three baselines from source (Node
  * strips their types).
  */
 export const SERVER_ENTRY: Readonly<Record<ServerKind, string>> = {
@@ -18,6 +20,7 @@ export const SERVER_ENTRY: Readonly<Record<ServerKind, string>> = {
     process.env.FOLIO_MAIN ?? fileURLToPath(new URL("../../../../apps/server/dist/main.js", import.meta.url)),
   fastify: fileURLToPath(new URL("../fastify-service.ts", import.meta.url)),
   "node-http": fileURLToPath(new URL("../node-http-service.ts", import.meta.url)),
+  "grpc-js": fileURLToPath(new URL("../grpc-js-service.ts", import.meta.url)),
 };
 
 /** The database, keys and secrets every server gets, and the pool size. */
@@ -76,8 +79,9 @@ export function serverEnv(kind: ServerKind, setup: ServerSetup, port: number): R
 }
 
 /**
- * Starts a server and waits until an authenticated `GET /api/v1/projects?pageSize=1` answers 200
- * (polled every `pollMs`), which is also its cold start time. `execArgv` goes to Node (a CPU
+ * Starts a server and waits until an authenticated ListProjects of one row succeeds (polled every
+ * `pollMs`; `GET /api/v1/projects?pageSize=1`, or the gRPC call for the grpc-js service), which is
+ * also its cold start time. `execArgv` goes to Node (a CPU
  * profile, say). Output goes to `<dir>/<name>.log`.
  */
 export async function startServer(
@@ -116,7 +120,7 @@ export async function startServer(
     if (exitedEarly) {
       throw new Error(`${kind} exited while starting; the end of ${logFile}:\n${tail(logFile)}`);
     }
-    if ((await listStatus(url, setup.readyToken)) === 200) break;
+    if (await serves(kind, url, setup.readyToken)) break;
     if (performance.now() > deadline) {
       await stop();
       throw new Error(`${kind} did not serve within 120 s; the end of ${logFile}:\n${tail(logFile)}`);
@@ -124,6 +128,22 @@ export async function startServer(
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 50));
   }
   return { kind, pid: child.pid ?? -1, url, logFile, startMs: performance.now() - started, stop };
+}
+
+/** Whether an authenticated ListProjects of one row succeeds. */
+async function serves(kind: ServerKind, url: string, token: string): Promise<boolean> {
+  if (kind !== "grpc-js") return (await listStatus(url, token)) === 200;
+  try {
+    const reply = await grpcUnary(
+      url,
+      "/folio.v1.ProjectService/ListProjects",
+      { authorization: `Bearer ${token}` },
+      listProjectsRequest(1),
+    );
+    return reply.grpcStatus === "0";
+  } catch {
+    return false;
+  }
 }
 
 /** The status of an authenticated ListProjects of one row, or 0 when nothing answers. */

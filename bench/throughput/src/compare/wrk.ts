@@ -9,8 +9,16 @@ export interface WrkRequest {
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: Uint8Array;
-  /** A body per request with a folder name no other request used: JSON or binary protobuf. */
-  readonly uniqueFolder?: { readonly encoding: "json" | "proto"; readonly prefix: string };
+  /**
+   * A body per request with a folder name no other request used: JSON, binary protobuf, or binary
+   * protobuf in a gRPC-Web frame.
+   */
+  readonly uniqueFolder?: { readonly encoding: "json" | "proto" | "grpc-web"; readonly prefix: string };
+  /**
+   * gRPC-Web: a response counts as a failure unless its trailer frame says `grpc-status: 0`
+   * (gRPC-Web errors come with HTTP 200, which wrk counts as a success).
+   */
+  readonly grpcWeb?: boolean;
 }
 
 export interface LoadOptions {
@@ -46,13 +54,13 @@ export async function runWrk(baseUrl: string, request: WrkRequest, options: Load
   ]);
   const line = /^WRK_RESULT (.*)$/m.exec(output)?.[1];
   if (line === undefined) throw new Error(`wrk printed no result:\n${output}`);
-  const [requests, durationUs, status, connect, read, write, timeout, p50Us, p99Us] = line
+  const [requests, durationUs, status, connect, read, write, timeout, p50Us, p99Us, grpcFailures] = line
     .split(" ")
     .map(Number);
   return {
     requests: requests ?? 0,
     seconds: (durationUs ?? 0) / 1e6,
-    failures: status ?? 0,
+    failures: (status ?? 0) + (grpcFailures ?? 0),
     errors: (connect ?? 0) + (read ?? 0) + (write ?? 0) + (timeout ?? 0),
     // wrk reports percentiles of 0 when no response came.
     p50Ms: requests ? (p50Us ?? 0) / 1000 : Number.NaN,
@@ -66,21 +74,29 @@ function luaScript(request: WrkRequest): string {
     lines.push(`wrk.headers[${luaString(name)}] = ${luaString(value)}`);
   }
   if (request.body !== undefined) lines.push(`wrk.body = ${luaString(request.body)}`);
+  lines.push(
+    // Runs in the main Lua state: each thread's state gets its own number as the global `tid`,
+    // and `done` reads the threads' counters.
+    "local threads = {}",
+    "function setup(thread)",
+    "  table.insert(threads, thread)",
+    '  thread:set("tid", #threads)',
+    "end",
+    "grpc_failures = 0",
+  );
   if (request.uniqueFolder !== undefined) {
     lines.push(
       `local prefix = ${luaString(request.uniqueFolder.prefix)}`,
       `local encoding = ${luaString(request.uniqueFolder.encoding)}`,
-      "local threads = 0",
       "local counter = 0",
-      // Runs in the main Lua state: each thread's state gets its own number as the global `tid`.
-      "function setup(thread)",
-      "  threads = threads + 1",
-      '  thread:set("tid", threads)',
-      "end",
       "local function varint(n)",
       '  local s = ""',
       "  while n > 127 do s = s .. string.char(n % 128 + 128); n = math.floor(n / 128) end",
       "  return s .. string.char(n)",
+      "end",
+      "local function frame(message)",
+      "  local n = #message",
+      "  return string.char(0, math.floor(n / 16777216) % 256, math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256) .. message",
       "end",
       "function request()",
       "  counter = counter + 1",
@@ -88,15 +104,29 @@ function luaScript(request: WrkRequest): string {
       "  local body",
       // JSON: the name needs no escaping (letters, digits and dashes); protobuf: field 1, length, bytes.
       `  if encoding == "json" then body = '{"name":"' .. name .. '"}' else body = "\\10" .. varint(#name) .. name end`,
+      `  if encoding == "grpc-web" then body = frame(body) end`,
       "  return wrk.format(nil, nil, nil, body)",
+      "end",
+    );
+  }
+  if (request.grpcWeb === true) {
+    lines.push(
+      // A success carries its status in the trailer frame at the end of the body; an error either
+      // there or, trailers-only, in the headers with no trailer frame. Only the body's last bytes
+      // are searched (the trailer frame), not a 1000-row page.
+      "function response(status, headers, body)",
+      "  local from = math.max(1, #body - 1024)",
+      '  if status == 200 and not string.find(body, "grpc%-status: ?0\\r\\n", from) then grpc_failures = grpc_failures + 1 end',
       "end",
     );
   }
   lines.push(
     "function done(summary, latency, requests)",
     "  local e = summary.errors",
-    '  io.write(string.format("WRK_RESULT %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f\\n", summary.requests, summary.duration,',
-    "    e.status, e.connect, e.read, e.write, e.timeout, latency:percentile(50), latency:percentile(99)))",
+    "  local grpc = 0",
+    '  for _, thread in ipairs(threads) do grpc = grpc + (thread:get("grpc_failures") or 0) end',
+    '  io.write(string.format("WRK_RESULT %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f\\n", summary.requests, summary.duration,',
+    "    e.status, e.connect, e.read, e.write, e.timeout, latency:percentile(50), latency:percentile(99), grpc))",
     "end",
   );
   return `${lines.join("\n")}\n`;
