@@ -88,19 +88,10 @@ export function createSchemaBuilder(options: SchemaBuilderOptions): SchemaBuilde
     const required: string[] = [];
     for (const field of message.fields) {
       if (omit.has(field.name)) continue;
-      const behaviors = getFieldBehaviors(field);
-      let schema = fieldSchema(field, direction);
-      // The JSON mapping reads null as "not set": a request may send null for a field that can be
-      // absent (one with explicit presence), unless the field is required.
-      if (direction === "request" && hasExplicitPresence(field) && !behaviors.has(FieldBehavior.REQUIRED)) {
-        schema = nullable(schema);
-      }
-      const description = fieldDescription(field, options.comments, propertyName);
-      if (description !== undefined) schema.description = description;
-      if (behaviors.has(FieldBehavior.OUTPUT_ONLY)) schema.readOnly = true;
-      if (behaviors.has(FieldBehavior.INPUT_ONLY)) schema.writeOnly = true;
-      if (field.deprecated) schema.deprecated = true;
-      properties[propertyName(field)] = schema;
+      properties[propertyName(field)] = propertySchema(field, fieldSchema(field, direction), direction, {
+        comments: options.comments,
+        propertyName,
+      });
 
       // A request requires what the transcoder's rule says (AIP-203); a response has every field.
       if (direction === "request" ? isRequiredField(field) : options.responseFieldsAlwaysPresent) {
@@ -127,14 +118,7 @@ export function createSchemaBuilder(options: SchemaBuilderOptions): SchemaBuilde
         };
       default: {
         const schema = valueSchema(field, field.fieldKind, direction);
-        // An absent field with explicit presence is sent as null when every field is sent,
-        // unless the API promises to always set it.
-        const absentIsNull =
-          direction === "response" &&
-          options.responseFieldsAlwaysPresent &&
-          hasExplicitPresence(field) &&
-          !options.alwaysSetInResponses(field);
-        return absentIsNull ? nullable(schema) : schema;
+        return direction === "response" && isNullInResponses(field, options) ? nullable(schema) : schema;
       }
     }
   };
@@ -167,6 +151,41 @@ export function createSchemaBuilder(options: SchemaBuilderOptions): SchemaBuilde
     fieldSchema,
     components: () => nameComponents(components),
   };
+}
+
+/**
+ * A field's schema as a property of its message: nullable where a request may send null, with its
+ * description and its AIP-203 behaviours (`readOnly`, `writeOnly`).
+ */
+function propertySchema(
+  field: DescField,
+  schema: SchemaObject,
+  direction: Direction,
+  names: { comments: CommentLookup; propertyName: (field: DescField) => string },
+): SchemaObject {
+  const behaviors = getFieldBehaviors(field);
+  let property = schema;
+  // The JSON mapping reads null as "not set": a request may send null for a field that can be
+  // absent (one with explicit presence), unless the field is required.
+  if (direction === "request" && hasExplicitPresence(field) && !behaviors.has(FieldBehavior.REQUIRED)) {
+    property = nullable(property);
+  }
+  const description = fieldDescription(field, names.comments, names.propertyName);
+  if (description !== undefined) property.description = description;
+  if (behaviors.has(FieldBehavior.OUTPUT_ONLY)) property.readOnly = true;
+  if (behaviors.has(FieldBehavior.INPUT_ONLY)) property.writeOnly = true;
+  if (field.deprecated) property.deprecated = true;
+  return property;
+}
+
+/**
+ * Whether a response sends a field as null when it is absent: a field with explicit presence, when
+ * every field is sent, unless the API promises to always set it.
+ */
+function isNullInResponses(field: DescField, options: SchemaBuilderOptions): boolean {
+  return (
+    options.responseFieldsAlwaysPresent && hasExplicitPresence(field) && !options.alwaysSetInResponses(field)
+  );
 }
 
 /** A string field's schema with the `format` the options give the field, if any. */
