@@ -17,7 +17,8 @@ import { monitorReadiness, type Readiness } from "./health/readiness.js";
 import { createRateLimiting } from "./interceptors/rate-limiting.js";
 import { createMetrics, type Metrics } from "./observe/metrics.js";
 import { countingQueryErrors } from "./observe/query-error-counter.js";
-import { requestContextValues } from "./observe/request-id.js";
+import { factsOf, outcomeCode } from "./observe/request-facts.js";
+import { requestContextValues, requestIdOf } from "./observe/request-id.js";
 import { withRequestLog } from "./observe/request-log.js";
 import { createRouter } from "./router.js";
 import { apiScopes, assertScopesDeclared, restApi, services } from "./services/api.js";
@@ -88,6 +89,9 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     pageLinks: restApi.pageLinks,
     contextValues: requestContextValues,
     maxBodyBytes: config.maxRequestBodyBytes,
+    requestId: requestIdOf,
+    // The code of a refusal the transcoder decides itself (no route: not_found), for the log and metrics.
+    onError: (error, req) => factsOf(req)?.answered(outcomeCode(error)),
   });
   const connect = createConnectHandler(router, {
     contextValues: requestContextValues,

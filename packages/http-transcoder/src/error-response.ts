@@ -31,8 +31,10 @@ export function createErrorResponder(options: HttpTranscoderOptions): ErrorRespo
     const envelope = errorEnvelope(error, requestId, detailWriteOptions);
     return errorBody === undefined ? envelope : errorBody(error, { status, requestId, envelope });
   };
+  const onError = options.onError;
   return {
     write(req, res, error) {
+      onError?.(error, req);
       if (res.headersSent) {
         res.destroy();
         return;
@@ -49,6 +51,9 @@ export function createErrorResponder(options: HttpTranscoderOptions): ErrorRespo
       }
       res.end(JSON.stringify(bodyOf(error, status, requestId)));
     },
-    body: (req, res, error) => bodyOf(error, httpStatusOf(error), requestIdOf(req, res)),
+    body(req, res, error) {
+      onError?.(error, req);
+      return bodyOf(error, httpStatusOf(error), requestIdOf(req, res));
+    },
   };
 }

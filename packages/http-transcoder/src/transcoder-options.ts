@@ -69,6 +69,12 @@ export interface HttpTranscoderOptions {
   readonly errorBody?: (error: ConnectError, context: ErrorBodyContext) => unknown;
   /** The `Content-Type` of error responses. Default `application/json`. */
   readonly errorContentType?: string;
+  /**
+   * Told of each error the transcoder answers with, just before it is written: those of a call
+   * and those it decides itself (no route, 405, 413, 415, a malformed body), say for the access
+   * log and metrics to record the code the client gets.
+   */
+  readonly onError?: (error: ConnectError, req: NodeServerRequest) => void;
 }
 
 /** What {@link HttpTranscoderOptions.errorBody} knows of an error response. */
