@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import type { ConnectionLimits } from "./http/listen.js";
+import { loadReadReplicaConfig, type ReadReplicaConfig } from "./read-replica-config.js";
 
 /** Everything the server reads from its environment, validated and typed. */
 export interface Config {
@@ -9,6 +10,8 @@ export interface Config {
   readonly databaseUrl: string | undefined;
   readonly databasePoolSize: number;
   readonly databaseTimeouts: DatabaseTimeouts;
+  /** Replicas for project listings (DATABASE_READ_URL); undefined: every query on the primary. */
+  readonly databaseRead: ReadReplicaConfig | undefined;
   readonly dataDir: string;
   readonly logLevel: string;
   readonly production: boolean;
@@ -108,6 +111,7 @@ export function loadConfig(env: Env = process.env): Config {
       statementTimeoutMs: integer(env, "DATABASE_STATEMENT_TIMEOUT_MS", 5_000, 0, 600_000),
       lockTimeoutMs: integer(env, "DATABASE_LOCK_TIMEOUT_MS", 2_000, 0, 600_000),
     },
+    databaseRead: loadReadReplicaConfig(env),
     dataDir: resolve(text(env, "DATA_DIR") ?? ".data"),
     logLevel,
     production,

@@ -2,7 +2,12 @@ import type { Db } from "@folio/db";
 import type { Logger } from "pino";
 
 /** Why the server is not ready, or `ready`. */
-export type ReadinessState = "ready" | "database-unreachable" | "migrations-pending" | "shutting-down";
+export type ReadinessState =
+  | "ready"
+  | "database-unreachable"
+  | "database-read-only"
+  | "migrations-pending"
+  | "shutting-down";
 
 /** Whether this instance should be sent traffic, kept current by a check of the database every second. */
 export interface Readiness {
@@ -20,7 +25,7 @@ export interface Readiness {
 
 /** Options of {@link monitorReadiness}. */
 export interface ReadinessOptions {
-  readonly db: Pick<Db, "pendingMigrations">;
+  readonly db: Pick<Db, "pendingMigrations" | "writable" | "readRoute">;
   readonly logger: Logger;
   /** Between the end of a check and the next (default 1 s). */
   readonly intervalMs?: number;
@@ -31,7 +36,10 @@ export interface ReadinessOptions {
 /**
  * Checks the database in the background, one query at a time: probes (`/readyz`, gRPC health) read
  * the last result and never reach the database themselves, however often they come. Ready means
- * the database answers and every migration is applied.
+ * the primary answers, can write (a stale route to a demoted primary is not ready: its writes
+ * would all fail) and has every migration applied. While the primary is unreachable (failing over)
+ * and listings are served by replicas, the instance stays ready: taking every instance out of the
+ * load balancer would fail the reads too, and writes fail fast with 503 and Retry-After.
  */
 export function monitorReadiness(options: ReadinessOptions): Readiness {
   const intervalMs = options.intervalMs ?? 1000;
@@ -53,15 +61,19 @@ export function monitorReadiness(options: ReadinessOptions): Readiness {
   const databaseState = async (): Promise<ReadinessState> => {
     let timeout: NodeJS.Timeout | undefined;
     try {
-      const pending = await Promise.race([
-        options.db.pendingMigrations(),
+      const primaryState = async (): Promise<ReadinessState> => {
+        if (!(await options.db.writable())) return "database-read-only";
+        return (await options.db.pendingMigrations()).length === 0 ? "ready" : "migrations-pending";
+      };
+      return await Promise.race([
+        primaryState(),
         new Promise<never>((_, reject) => {
           timeout = setTimeout(() => reject(new Error("readiness check timed out")), timeoutMs);
         }),
       ]);
-      return pending.length === 0 ? "ready" : "migrations-pending";
     } catch {
-      return "database-unreachable";
+      // Listings still served by the replicas: ready, if the schema was up to date before.
+      return options.db.readRoute() === "replica" && state === "ready" ? "ready" : "database-unreachable";
     } finally {
       clearTimeout(timeout);
     }
