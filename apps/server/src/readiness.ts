@@ -31,6 +31,12 @@ export interface ReadinessOptions {
   readonly intervalMs?: number;
   /** A check that takes longer counts as the database unreachable (default 5 s). */
   readonly timeoutMs?: number;
+  /**
+   * How long the primary may answer read-only before a ready instance says so (default 3 s): a
+   * new leader is routed to a moment before its promotion ends, and that must not take every
+   * instance out of the load balancer; a stale route stays read-only.
+   */
+  readonly readOnlyGraceMs?: number;
 }
 
 /**
@@ -44,6 +50,8 @@ export interface ReadinessOptions {
 export function monitorReadiness(options: ReadinessOptions): Readiness {
   const intervalMs = options.intervalMs ?? 1000;
   const timeoutMs = options.timeoutMs ?? 5000;
+  const readOnlyGraceMs = options.readOnlyGraceMs ?? 3000;
+  let readOnlySince: number | undefined;
   const listeners: ((state: ReadinessState) => void)[] = [];
   let state: ReadinessState = "database-unreachable";
   let stopped = false;
@@ -80,7 +88,12 @@ export function monitorReadiness(options: ReadinessOptions): Readiness {
   };
 
   const check = async (): Promise<ReadinessState> => {
-    const next = await databaseState();
+    let next = await databaseState();
+    if (next !== "database-read-only") readOnlySince = undefined;
+    else {
+      readOnlySince ??= Date.now();
+      if (state === "ready" && Date.now() - readOnlySince < readOnlyGraceMs) next = "ready";
+    }
     if (!stopped) become(next);
     return state;
   };
