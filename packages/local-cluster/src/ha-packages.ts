@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { postgresBinDir } from "@folio/test-support/postgres-cluster";
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { MissingProgramsError, which } from "./debian-packages.ts";
 
 /** The programs of the highly available PostgreSQL, with the Debian packages that bring each. */
@@ -53,4 +54,14 @@ export function ensureHaPrograms(options: { install: boolean }): HaPrograms {
     etcd: which(HA_PROGRAMS.etcd.binary) as string,
     postgresBinDir: binDir,
   };
+}
+
+/** The bin directory of Debian's newest PostgreSQL (/usr/lib/postgresql/<major>/bin), if any. */
+function postgresBinDir(): string | undefined {
+  const root = "/usr/lib/postgresql";
+  if (!existsSync(root)) return undefined;
+  const majors = readdirSync(root)
+    .filter((major) => existsSync(join(root, major, "bin", "initdb")))
+    .sort((a, b) => Number(b) - Number(a));
+  return majors[0] === undefined ? undefined : join(root, majors[0], "bin");
 }
