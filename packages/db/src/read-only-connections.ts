@@ -36,6 +36,10 @@ export function dropReadOnlyConnections(pool: pg.Pool): void {
  */
 export async function canWrite(pool: pg.Pool): Promise<boolean> {
   const client = await pool.connect();
+  // A checked-out client whose server goes away emits "error"; unheard, it would end the process
+  // (the query rejects as well, which is what the caller sees).
+  const ignore = () => undefined;
+  client.on("error", ignore);
   let writable = false;
   try {
     const { rows } = await client.query<{ transaction_read_only: string }>("SHOW transaction_read_only");
@@ -44,5 +48,6 @@ export async function canWrite(pool: pg.Pool): Promise<boolean> {
   } finally {
     // Released with an error, a connection is closed: the next check connects anew.
     client.release(!writable);
+    client.removeListener("error", ignore);
   }
 }
