@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { type AuthConfig, loadAuthConfig } from "./config/auth.js";
 import { loadConnectionLimits, loadCorsAllowedOrigins } from "./config/http.js";
 import { loadRateLimitConfig, type RateLimitConfig } from "./config/rate-limit.js";
+import { loadReadReplicaConfig, type ReadReplicaConfig } from "./config/read-replica.js";
 import { ConfigError, type Env, integer, optionalInteger, text } from "./config/variables.js";
 import type { ConnectionLimits } from "./transport/connection-limits.js";
 
@@ -17,6 +18,8 @@ export interface Config {
   readonly databaseUrl: string | undefined;
   readonly databasePoolSize: number;
   readonly databaseTimeouts: DatabaseTimeouts;
+  /** Replicas for project listings (DATABASE_READ_URL); undefined: every query on the primary. */
+  readonly databaseRead: ReadReplicaConfig | undefined;
   readonly dataDir: string;
   readonly logLevel: string;
   readonly production: boolean;
@@ -75,6 +78,7 @@ export function loadConfig(env: Env = process.env): Config {
       statementTimeoutMs: integer(env, "DATABASE_STATEMENT_TIMEOUT_MS", 5_000, 0, 600_000),
       lockTimeoutMs: integer(env, "DATABASE_LOCK_TIMEOUT_MS", 2_000, 0, 600_000),
     },
+    databaseRead: loadReadReplicaConfig(env),
     dataDir: resolve(text(env, "DATA_DIR") ?? ".data"),
     logLevel,
     production,

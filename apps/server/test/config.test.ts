@@ -22,6 +22,45 @@ describe("configuration", () => {
     expect(config.auth.mode).toBe("development");
   });
 
+  it("reads listings from DATABASE_READ_URL's replicas with their own pool, and refuses replica settings without it", () => {
+    expect(loadConfig({}).databaseRead).toBeUndefined();
+    const primary = "postgres://folio@db-primary/folio";
+    expect(
+      loadConfig({ DATABASE_URL: primary, DATABASE_READ_URL: "postgres://folio@db-replicas/folio" })
+        .databaseRead,
+    ).toEqual({
+      url: "postgres://folio@db-replicas/folio",
+      poolSize: 10,
+      acquireTimeoutMs: 2_000,
+      maxLagMs: 2_000,
+    });
+    expect(
+      loadConfig({
+        DATABASE_URL: primary,
+        DATABASE_READ_URL: "postgresql://folio@db-replicas/folio",
+        DATABASE_READ_POOL_SIZE: "4",
+        DATABASE_READ_ACQUIRE_TIMEOUT_MS: "500",
+        DATABASE_READ_MAX_LAG_MS: "0",
+      }).databaseRead,
+    ).toMatchObject({ poolSize: 4, acquireTimeoutMs: 500, maxLagMs: 0 });
+    expect(() => loadConfig({ DATABASE_READ_URL: "postgres://folio@db-replicas/folio" })).toThrow(
+      /DATABASE_READ_URL needs DATABASE_URL/,
+    );
+    expect(() => loadConfig({ DATABASE_URL: primary, DATABASE_READ_URL: "mysql://x" })).toThrow(
+      /DATABASE_READ_URL must be/,
+    );
+    expect(() => loadConfig({ DATABASE_READ_MAX_LAG_MS: "100" })).toThrow(
+      /DATABASE_READ_MAX_LAG_MS is set but DATABASE_READ_URL is not/,
+    );
+    expect(() =>
+      loadConfig({
+        DATABASE_URL: primary,
+        DATABASE_READ_URL: "postgres://r/f",
+        DATABASE_READ_POOL_SIZE: "0",
+      }),
+    ).toThrow(/DATABASE_READ_POOL_SIZE must be an integer from 1/);
+  });
+
   it("bounds connections and request bodies by default", () => {
     expect(loadConfig({})).toMatchObject({
       maxRequestBodyBytes: 1_048_576,

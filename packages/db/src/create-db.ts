@@ -6,8 +6,10 @@ import { type FolderQueries, folderQueries } from "./folders.js";
 import { PrismaClient } from "./gen/prisma/client.js";
 import { type IdempotencyKeyQueries, idempotencyKeyQueries } from "./idempotency-keys.js";
 import { pendingMigrations } from "./migrate.js";
-import { type ProjectQueries, projectQueries } from "./projects.js";
-import { sessionTimeouts, startupParameters } from "./session-settings.js";
+import { type ProjectPageQuery, type ProjectQueries, projectQueries } from "./projects.js";
+import { canWrite, dropReadOnlyConnections } from "./read-only-connections.js";
+import { REPLICA_LAG_SQL, type ReadRoute, routeReads } from "./replica-reads.js";
+import { type SessionTimeouts, sessionTimeouts, startupParameters } from "./session-settings.js";
 
 /** Options of {@link createDb}. */
 export interface CreateDbOptions {
@@ -25,6 +27,22 @@ export interface CreateDbOptions {
   readonly lockTimeoutMs?: number;
   /** Told of errors of idle connections (the server went away); they never reach a query. */
   readonly onConnectionError?: (error: Error) => void;
+  /** Replicas to serve project listings from (a pool of their own); absent: every query on `url`. */
+  readonly replica?: ReplicaOptions;
+}
+
+/** A pool of read replicas (a hot standby, or a proxy port that balances over several). */
+export interface ReplicaOptions {
+  readonly url: string;
+  readonly poolSize: number;
+  /** How long a read waits for a replica connection before it goes to the primary (default 2 s). */
+  readonly acquireTimeoutMs?: number;
+  /** Replay lag past which reads go to the primary (default 2 s). */
+  readonly maxLagMs?: number;
+  /** Between two checks of the replica's lag (default 1 s). */
+  readonly checkIntervalMs?: number;
+  /** Told of each change of where reads go, and why. */
+  readonly onRouteChange?: (route: ReadRoute, reason: string) => void;
 }
 
 /** The queries of Folio, by table. */
@@ -51,6 +69,13 @@ export interface Db extends Queries {
   transaction<T>(work: (tx: Queries) => Promise<T>): Promise<T>;
   /** True when the database answers a query now. */
   ping(): Promise<boolean>;
+  /**
+   * True when a new connection to the primary URL can write; false when it reaches a read-only
+   * server (a standby, a demoted primary behind a stale route). Rejects when it is unreachable.
+   */
+  writable(): Promise<boolean>;
+  /** Where project listings go now: `replica` while one is configured and within its lag bound. */
+  readRoute(): ReadRoute;
   /** Names of this package's migrations the database has not applied; rejects when it cannot be queried. */
   pendingMigrations(): Promise<string[]>;
   poolStats(): PoolStats;
@@ -67,30 +92,8 @@ export function createDb(url: string, options: CreateDbOptions): Db {
   const timeouts = sessionTimeouts(options);
   const { statementTimeoutMs } = timeouts;
   const onConnectionError = options.onConnectionError ?? (() => undefined);
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: options.poolSize,
-    // pg applies this to waiting for a pooled connection as well as to opening one.
-    connectionTimeoutMillis: acquireTimeoutMs,
-    // statement_timeout, lock_timeout, idle_in_transaction_session_timeout (session-settings.ts).
-    ...startupParameters(timeouts),
-    // A cut network answers nothing, not even an error: the client gives up on a query a little
-    // after the server would have cancelled it, and on a dead peer through TCP keep-alive.
-    ...(statementTimeoutMs > 0 ? { query_timeout: statementTimeoutMs + 1_000 } : {}),
-    keepAlive: true,
-  });
-  // An idle connection that the server drops (restart, admin shutdown) emits 'error' on the pool;
-  // without a listener that would end the process.
-  pool.on("error", onConnectionError);
-  const adapter = new PrismaPg(pool, {
-    onPoolError: onConnectionError,
-    onConnectionError,
-  });
-  const prisma = new PrismaClient({
-    adapter,
-    // Waiting for a connection to start a transaction is bounded like any other wait for one.
-    transactionOptions: { maxWait: acquireTimeoutMs, timeout: Math.max(statementTimeoutMs * 2, 10_000) },
-  });
+  const pool = openPool(url, options.poolSize, acquireTimeoutMs, timeouts, onConnectionError);
+  const prisma = prismaOn(pool, acquireTimeoutMs, statementTimeoutMs, onConnectionError);
   const queriesOn = (client: Parameters<typeof folderQueries>[0]): Queries => ({
     folders: folderQueries(client),
     projects: projectQueries(client),
@@ -108,9 +111,22 @@ export function createDb(url: string, options: CreateDbOptions): Db {
       throw error;
     });
   const root = mapFailures(queriesOn(prisma));
+  const replica =
+    options.replica === undefined ? undefined : openReplica(options.replica, timeouts, onConnectionError);
   return {
     ...root,
     folders: { create: (folder) => asWrite(() => root.folders.create(folder)) },
+    projects:
+      replica === undefined
+        ? root.projects
+        : {
+            ...root.projects,
+            page: (query) =>
+              replica.routing.read(
+                () => replica.page(query),
+                () => root.projects.page(query),
+              ),
+          },
     transaction: (work) =>
       asWrite(() => prisma.$transaction((tx) => work(queriesOn(tx))).catch(rethrowMapped)),
     async ping() {
@@ -121,9 +137,80 @@ export function createDb(url: string, options: CreateDbOptions): Db {
         return false;
       }
     },
+    writable: () => canWrite(pool).catch(rethrowMapped),
+    readRoute: () => replica?.routing.route ?? "primary",
     pendingMigrations: () => pendingMigrations(pool),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {
+      await replica?.close();
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}
+
+/** The pool of one server: bounded waits, the session timeouts, read-only connections dropped. */
+function openPool(
+  url: string,
+  poolSize: number,
+  acquireTimeoutMs: number,
+  timeouts: SessionTimeouts,
+  onConnectionError: (error: Error) => void,
+): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    // pg applies this to waiting for a pooled connection as well as to opening one.
+    connectionTimeoutMillis: acquireTimeoutMs,
+    // statement_timeout, lock_timeout, idle_in_transaction_session_timeout (session-settings.ts).
+    ...startupParameters(timeouts),
+    // A cut network answers nothing, not even an error: the client gives up on a query a little
+    // after the server would have cancelled it, and on a dead peer through TCP keep-alive.
+    ...(timeouts.statementTimeoutMs > 0 ? { query_timeout: timeouts.statementTimeoutMs + 1_000 } : {}),
+    keepAlive: true,
+  });
+  // An idle connection that the server drops (restart, admin shutdown) emits 'error' on the pool;
+  // without a listener that would end the process.
+  pool.on("error", onConnectionError);
+  dropReadOnlyConnections(pool);
+  return pool;
+}
+
+function prismaOn(
+  pool: pg.Pool,
+  acquireTimeoutMs: number,
+  statementTimeoutMs: number,
+  onConnectionError: (error: Error) => void,
+): PrismaClient {
+  const adapter = new PrismaPg(pool, { onPoolError: onConnectionError, onConnectionError });
+  return new PrismaClient({
+    adapter,
+    // Waiting for a connection to start a transaction is bounded like any other wait for one.
+    transactionOptions: { maxWait: acquireTimeoutMs, timeout: Math.max(statementTimeoutMs * 2, 10_000) },
+  });
+}
+
+/** The replica pool, its queries, and the routing that checks its lag. */
+function openReplica(
+  options: ReplicaOptions,
+  timeouts: SessionTimeouts,
+  onConnectionError: (error: Error) => void,
+) {
+  const acquireTimeoutMs = options.acquireTimeoutMs ?? 2_000;
+  const pool = openPool(options.url, options.poolSize, acquireTimeoutMs, timeouts, onConnectionError);
+  const prisma = prismaOn(pool, acquireTimeoutMs, timeouts.statementTimeoutMs, onConnectionError);
+  const routing = routeReads({
+    replicaLagMs: async () => Number((await pool.query<{ lag_ms: number }>(REPLICA_LAG_SQL)).rows[0]?.lag_ms),
+    maxLagMs: options.maxLagMs ?? 2_000,
+    intervalMs: options.checkIntervalMs ?? 1_000,
+    ...(options.onRouteChange === undefined ? {} : { onChange: options.onRouteChange }),
+  });
+  const projects = projectQueries(prisma);
+  return {
+    routing,
+    page: (query: ProjectPageQuery) => projects.page(query).catch(rethrowMapped),
+    async close() {
+      routing.stop();
       await prisma.$disconnect();
       await pool.end();
     },

@@ -11,8 +11,11 @@ export class DatabaseUnavailableError extends Error {
   override readonly name = "DatabaseUnavailableError";
   constructor(
     message: string,
-    /** What ran out: the connection, the wait for a connection, or a statement or lock timeout. */
-    readonly reason: "unreachable" | "pool-timeout" | "statement-timeout" | "lock-timeout",
+    /**
+     * What ran out: the connection, the wait for a connection, a statement or lock timeout; or
+     * `read-only`: the connection reached a server that cannot write (a standby, a demoted primary).
+     */
+    readonly reason: "unreachable" | "pool-timeout" | "statement-timeout" | "lock-timeout" | "read-only",
     options?: { cause?: unknown },
   ) {
     super(message, options);
@@ -29,7 +32,13 @@ const SQLSTATE = {
   crashShutdown: "57P02",
   cannotConnectNow: "57P03",
   tooManyConnections: "53300",
+  readOnlySqlTransaction: "25006",
 } as const;
+
+/** True for SQLSTATE 25006: a write reached a server in recovery or with transaction_read_only on. */
+export function isReadOnlySqlState(code: string | undefined): boolean {
+  return code === SQLSTATE.readOnlySqlTransaction;
+}
 
 /** Error codes of Node's sockets that mean the server is gone or unreachable. */
 const SOCKET_ERRORS = new Set([
@@ -113,6 +122,11 @@ export function isForeignKeyViolation(error: unknown): boolean {
 export function asUnavailable(error: unknown): DatabaseUnavailableError | undefined {
   if (error instanceof DatabaseUnavailableError) return error;
   const { prismaCode, sqlState, kind, message } = describe(error);
+  if (isReadOnlySqlState(sqlState) || /read-only transaction/i.test(message)) {
+    // A stale route (DNS, virtual IP, proxy rule) to a demoted primary: once the route reaches the
+    // new primary, the retry succeeds. Nothing was written.
+    return new DatabaseUnavailableError("the database server is read-only", "read-only", { cause: error });
+  }
   if (sqlState === SQLSTATE.lockNotAvailable) {
     return new DatabaseUnavailableError("a lock was not granted in time", "lock-timeout", { cause: error });
   }

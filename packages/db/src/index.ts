@@ -9,6 +9,7 @@ export {
   type Db,
   type PoolStats,
   type Queries,
+  type ReplicaOptions,
 } from "./create-db.js";
 export { DatabaseUnavailableError } from "./database-errors.js";
 export type { CreateFolderResult, FolderQueries, NewFolder } from "./folders.js";
@@ -26,6 +27,7 @@ export {
   pendingMigrations,
 } from "./migrate.js";
 export type { NewProject, ProjectFilters, ProjectPageQuery, ProjectQueries } from "./projects.js";
+export type { ReadRoute } from "./replica-reads.js";
 export {
   checkSessionTimeouts,
   type SessionTimeouts,

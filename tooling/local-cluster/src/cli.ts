@@ -1,38 +1,61 @@
 // Starts a local cluster and keeps it running until Ctrl-C (SIGINT) or SIGTERM, then stops it
 // cleanly: HAProxy, the Folio instances (drained), PgBouncer, Redis, and drops its database.
 //
-// Usage (from the repository root): pnpm cluster [--instances 3] [--port 8080] [--keep-files]
+// Usage (from the repository root): pnpm cluster [--instances 3] [--port 8080] [--keep-files] [--ha]
 // DATABASE_URL names the PostgreSQL server (default postgresql://postgres@127.0.0.1:5432/postgres);
 // missing Debian packages (haproxy, pgbouncer, redis-server) are installed with apt-get when run
 // as root. Needs the server built: `pnpm cluster` builds it first.
+//
+// --ha: a highly available PostgreSQL of the cluster's own instead (etcd, three PostgreSQL nodes
+// under Patroni, HAProxy's primary and replica ports; Debian's patroni and etcd-server installed
+// when missing), two Folio instances by default, with DATABASE_URL and DATABASE_READ_URL.
 
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { parseArgs } from "node:util";
 import { startCluster } from "./cluster.ts";
+import { startHaCluster } from "./ha-cluster.ts";
 
 const { values: args } = parseArgs({
   options: {
-    instances: { type: "string", default: "3" },
+    instances: { type: "string" },
     port: { type: "string" },
     "keep-files": { type: "boolean", default: false },
+    ha: { type: "boolean", default: false },
   },
 });
 
-const cluster = await startCluster({
-  instances: Number(args.instances),
+const common = {
   install: true,
   keepFiles: args["keep-files"],
   ...(args.port === undefined ? {} : { port: Number(args.port) }),
-});
+  ...(args.instances === undefined ? {} : { instances: Number(args.instances) }),
+};
+const cluster = args.ha ? await startHaCluster(common) : await startCluster(common);
 const orgId = randomUUID();
 const token = await cluster.issuer.sign({ org_id: orgId, sub: randomUUID() }, {}, "12h");
+const database =
+  "pgbouncer" in cluster
+    ? [
+        `HAProxy health checks on ${cluster.healthPath}`,
+        `PgBouncer (transaction pooling): ${cluster.pgbouncer.url}`,
+        `PostgreSQL database: ${cluster.database.url}`,
+      ]
+    : [
+        `PostgreSQL primary (HAProxy, checked on Patroni's GET /primary): ${cluster.postgres.primaryUrl(cluster.databaseName)}`,
+        `PostgreSQL replicas (HAProxy, checked on GET /replica): ${cluster.postgres.replicaUrl(cluster.databaseName)}`,
+        `  HAProxy statistics for PostgreSQL: ${cluster.postgres.statsUrl}`,
+        ...cluster.postgres.nodes.map(
+          (node) =>
+            `  ${node.name}: PostgreSQL 127.0.0.1:${node.pgPort}, Patroni ${node.restUrl} (patronictl -c ${cluster.dir}/pg/patroni-${node.name}.yml list)`,
+        ),
+        `etcd: http://127.0.0.1:${cluster.postgres.etcd.clientPort}`,
+      ];
 const lines = [
   `Folio behind HAProxy at ${cluster.url} (REST, Connect, gRPC-Web; gRPC over h2c)`,
-  `HAProxy statistics: ${cluster.haproxy.statsUrl}   health checks on ${cluster.healthPath}`,
+  `HAProxy statistics: ${cluster.haproxy.statsUrl}`,
   ...cluster.instances.map((instance) => `  ${instance.name}: ${instance.url} (pid ${instance.process.pid})`),
-  `PgBouncer (transaction pooling): ${cluster.pgbouncer.url}`,
-  `PostgreSQL database: ${cluster.database.url}`,
+  ...database,
   `Redis: ${cluster.redis.url}`,
   `Logs and configuration: ${cluster.dir}`,
   "",

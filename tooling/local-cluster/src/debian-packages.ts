@@ -20,7 +20,7 @@ export class MissingProgramsError extends Error {
 }
 
 /** Finds `binary` on PATH or in the sbin directories, where Debian puts daemons. */
-function which(binary: string): string | undefined {
+export function which(binary: string): string | undefined {
   const directories = [...(process.env.PATH ?? "").split(delimiter), "/usr/sbin", "/usr/local/sbin", "/sbin"];
   for (const directory of directories) {
     if (directory === "") continue;

@@ -98,8 +98,11 @@ export async function startHAProxy(options: HAProxyOptions): Promise<HAProxy> {
   };
 }
 
-/** Reads the statistics page's CSV and keeps the servers of the `folio` backend. */
-async function readServerStats(statsUrl: string): Promise<Map<string, ServerStats>> {
+/** Reads the statistics page's CSV and keeps the servers of the proxy `proxyName` (default `folio`). */
+export async function readServerStats(
+  statsUrl: string,
+  proxyName = "folio",
+): Promise<Map<string, ServerStats>> {
   const response = await fetch(`${statsUrl};csv`);
   if (!response.ok) throw new Error(`HAProxy statistics: HTTP ${response.status}`);
   const [header, ...rows] = (await response.text()).trim().split("\n");
@@ -110,7 +113,8 @@ async function readServerStats(statsUrl: string): Promise<Map<string, ServerStat
     const cells = row.split(",");
     const proxy = cells[column("pxname")];
     const server = cells[column("svname")];
-    if (proxy !== "folio" || server === undefined || server === "FRONTEND" || server === "BACKEND") continue;
+    if (proxy !== proxyName || server === undefined || server === "FRONTEND" || server === "BACKEND")
+      continue;
     stats.set(server, {
       status: cells[column("status")] ?? "",
       sessionsTotal: Number(cells[column("stot")] ?? 0),

@@ -28,6 +28,9 @@ export interface Supervised {
 export interface SupervisedOptions {
   readonly env?: NodeJS.ProcessEnv;
   readonly cwd?: string;
+  /** Run as this user and group (a root parent starting PostgreSQL's tools as `postgres`). */
+  readonly uid?: number;
+  readonly gid?: number;
 }
 
 /**
@@ -49,6 +52,8 @@ export function startSupervised(
       stdio: ["ignore", fd, fd],
       env: options.env ?? process.env,
       cwd: options.cwd,
+      ...(options.uid === undefined ? {} : { uid: options.uid }),
+      ...(options.gid === undefined ? {} : { gid: options.gid }),
     });
   } finally {
     closeSync(fd);

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { Cluster } from "../src/index.ts";
-import { ensurePrograms } from "../src/index.ts";
+import type { Cluster, HaCluster } from "../src/index.ts";
+import { ensureHaPrograms, ensurePrograms } from "../src/index.ts";
 
 /**
  * Why the cluster tests cannot run here, or undefined when they can. They need a PostgreSQL server
@@ -38,7 +38,7 @@ export interface Reply {
 
 /** Sends one REST request through the cluster's HAProxy. */
 export async function rest(
-  cluster: Cluster,
+  cluster: Pick<Cluster | HaCluster, "url">,
   method: "GET" | "POST",
   path: string,
   token: string,
@@ -63,11 +63,35 @@ export async function rest(
 }
 
 /** A token of a new organisation and user, both scopes, valid for the test's length. */
-export function newToken(cluster: Cluster, claims: Record<string, unknown> = {}): Promise<string> {
+export function newToken(
+  cluster: Pick<Cluster | HaCluster, "issuer">,
+  claims: Record<string, unknown> = {},
+): Promise<string> {
   return cluster.issuer.sign({ org_id: randomUUID(), sub: randomUUID(), ...claims }, {}, "30m");
 }
 
 /** The claims of a JWT (not verified: the test signed it). */
 export function claimsOf(token: string): { org_id: string; sub: string } {
   return JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString("utf8"));
+}
+
+/**
+ * Why the highly available cluster's tests cannot run here, or undefined when they can: as
+ * {@link clusterUnavailable} (run once, in the suite's PostgreSQL pass), plus Patroni, etcd and
+ * PostgreSQL's binaries, installed from Debian when missing (as root).
+ */
+export function haClusterUnavailable(): string | undefined {
+  const cluster = clusterUnavailable();
+  if (cluster !== undefined) return cluster;
+  try {
+    ensureHaPrograms({ install: true });
+    return undefined;
+  } catch (error) {
+    if (process.env.FOLIO_REQUIRE_TOOLS === "1") {
+      throw new Error(
+        `${(error as Error).message}: this run requires them (FOLIO_REQUIRE_TOOLS=1, as in CI)`,
+      );
+    }
+    return (error as Error).message;
+  }
 }

@@ -3,6 +3,7 @@ import { applyMigrations, checkSessionTimeouts, createDb, type Db, sessionTimeou
 import type { EmbeddedPostgres } from "@folio/embedded-postgres";
 import type { Logger } from "pino";
 import type { Config } from "../env.js";
+import { replicaOptions } from "./read-replica.js";
 
 /** How long a query waits for the embedded database's one connection, unless configured. */
 const EMBEDDED_ACQUIRE_TIMEOUT_MS = 30_000;
@@ -51,6 +52,7 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Data
     statementTimeoutMs,
     lockTimeoutMs,
     onConnectionError: (error) => logger.warn({ err: error }, "database connection lost"),
+    ...(config.databaseRead === undefined ? {} : { replica: replicaOptions(config.databaseRead, logger) }),
   });
   return {
     db,

@@ -75,7 +75,7 @@ export function createMetrics(options: { poolStats: () => PoolStats }): Metrics 
   );
   const queryErrors = new Counter({
     name: "folio_db_query_errors_total",
-    help: "Queries that failed, by reason: unreachable, pool-timeout, statement-timeout, lock-timeout, other.",
+    help: "Queries that failed, by reason: unreachable, pool-timeout, statement-timeout, lock-timeout, read-only, other.",
     labelNames: ["reason"] as const,
     registers,
   });

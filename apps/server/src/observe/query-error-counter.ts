@@ -2,7 +2,7 @@ import { DatabaseUnavailableError, type Db, type Queries } from "@folio/db";
 
 /**
  * The same database, telling `failed` of each query that fails: with the reason of a
- * DatabaseUnavailableError (`unreachable`, `pool-timeout`, `statement-timeout`, `lock-timeout`),
+ * DatabaseUnavailableError (`unreachable`, `pool-timeout`, `statement-timeout`, `lock-timeout`, `read-only`),
  * or `other`. A failure inside a transaction is told once, by the query that failed.
  */
 export function countingQueryErrors(db: Db, failed: (reason: string) => void): Db {

@@ -1,0 +1,131 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createTestIssuer, TEST_AUDIENCE, TEST_ISSUER, type TestIssuer } from "@folio/test-support/tokens";
+import pg from "pg";
+import { ensurePrograms } from "./debian-packages.ts";
+import { type FolioInstance, startFolioInstance } from "./folio-instance.ts";
+import { ensureHaPrograms } from "./ha-packages.ts";
+import { type HAProxy, startHAProxy } from "./haproxy.ts";
+import { type PostgresHA, startPostgresHA } from "./postgres-ha.ts";
+import { type RedisServer, startRedis } from "./redis.ts";
+
+/** Options of {@link startHaCluster}. */
+export interface HaClusterOptions {
+  /** Folio instances behind HAProxy (default 2). */
+  readonly instances?: number;
+  /** Added to every instance's environment. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** HAProxy's frontend port (default: a free one). */
+  readonly port?: number;
+  /** Install missing Debian packages with apt-get (as root) before starting (default false). */
+  readonly install?: boolean;
+  /** Keep the run directory (logs, configuration, data) after stop() (default false). */
+  readonly keepFiles?: boolean;
+}
+
+/**
+ * Folio behind HAProxy on a highly available PostgreSQL: three nodes under Patroni (etcd holds the
+ * leader key), HAProxy's primary port as DATABASE_URL and its replica port as DATABASE_READ_URL.
+ */
+export interface HaCluster {
+  /** HAProxy's frontend: REST, Connect, gRPC-Web and gRPC. */
+  readonly url: string;
+  readonly haproxy: HAProxy;
+  readonly postgres: PostgresHA;
+  readonly redis: RedisServer;
+  readonly instances: readonly FolioInstance[];
+  readonly issuer: TestIssuer;
+  /** The database's name on the PostgreSQL nodes. */
+  readonly databaseName: string;
+  readonly dir: string;
+  /** The environment the cluster's instances run with, for one more instance named `name`. */
+  instanceEnv(name: string): Record<string, string>;
+  /** Runs SQL on the primary, through HAProxy's primary port. */
+  sql<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<R[]>;
+  stop(): Promise<void>;
+}
+
+/** Starts the highly available cluster; on failure, stops what it had started and rethrows. */
+export async function startHaCluster(options: HaClusterOptions = {}): Promise<HaCluster> {
+  const install = options.install ?? false;
+  const binaries = ensurePrograms({ install });
+  const ha = ensureHaPrograms({ install });
+  const dir = await mkdtemp(join(tmpdir(), "folio-ha-cluster-"));
+  const cleanups: (() => Promise<unknown>)[] = [];
+  try {
+    const postgres = await startPostgresHA({ dir, binaries: { ...ha, haproxy: binaries.haproxy } });
+    cleanups.push(() => postgres.stop());
+    const databaseName = "folio";
+    const admin = new pg.Client({ connectionString: postgres.primaryUrl("postgres") });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${databaseName}`).finally(() => admin.end());
+    const sqlPool = new pg.Pool({ connectionString: postgres.primaryUrl(databaseName), max: 2 });
+    // The primary fails over under the tests: an idle connection cut then is no failure.
+    sqlPool.on("error", () => undefined);
+    cleanups.push(() => sqlPool.end());
+    const redis = await startRedis({ binary: binaries.redisServer, dir });
+    cleanups.push(() => redis.stop());
+
+    const issuer = await createTestIssuer();
+    const jwksFile = join(dir, "jwks.json");
+    await writeFile(jwksFile, JSON.stringify(issuer.jwks));
+    const pageTokenSecret = randomBytes(32).toString("base64url");
+    const instanceEnv = (name: string): Record<string, string> => ({
+      NODE_ENV: "production",
+      DATABASE_URL: postgres.primaryUrl(databaseName),
+      DATABASE_READ_URL: postgres.replicaUrl(databaseName),
+      REDIS_URL: redis.url,
+      AUTH_JWKS_FILE: jwksFile,
+      AUTH_ISSUER: TEST_ISSUER,
+      AUTH_AUDIENCE: TEST_AUDIENCE,
+      PAGE_TOKEN_SECRET: pageTokenSecret,
+      DATA_DIR: join(dir, `${name}-data`),
+      ...options.env,
+    });
+    const names = Array.from({ length: options.instances ?? 2 }, (_, i) => `folio${i + 1}`);
+    for (const name of names) await mkdir(join(dir, `${name}-data`));
+    const started = await Promise.allSettled(
+      names.map((name) => startFolioInstance({ name, dir, env: instanceEnv(name) })),
+    );
+    const instances = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+    for (const instance of instances) cleanups.push(() => instance.stop());
+    const failed = started.find((result) => result.status === "rejected");
+    if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
+    const haproxy = await startHAProxy({
+      binary: binaries.haproxy,
+      dir,
+      backends: instances.map((instance) => ({ name: instance.name, port: instance.port })),
+      healthPath: "/readyz",
+      ...(options.port === undefined ? {} : { port: options.port }),
+    });
+    cleanups.push(() => haproxy.stop());
+    let stopping: Promise<void> | undefined;
+    return {
+      url: haproxy.url,
+      haproxy,
+      postgres,
+      redis,
+      instances,
+      issuer,
+      databaseName,
+      dir,
+      instanceEnv,
+      async sql(text, values) {
+        return (await sqlPool.query(text, values)).rows;
+      },
+      stop() {
+        stopping ??= (async () => {
+          for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+          if (!options.keepFiles) await rm(dir, { recursive: true, force: true });
+        })();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    if (error instanceof Error) error.message += `\n(logs and configuration in ${dir})`;
+    throw error;
+  }
+}
