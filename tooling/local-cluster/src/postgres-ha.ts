@@ -1,11 +1,11 @@
 import { spawnSync } from "node:child_process";
 import { chmod, chown, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { freePort } from "@folio/test-support/ports";
 import pg from "pg";
 import { type Etcd, startEtcd } from "./etcd.ts";
 import { readServerStats, type ServerStats } from "./haproxy.ts";
 import { type PatroniNode, startPatroniNode } from "./patroni.ts";
-import { freePort } from "@folio/test-support/ports";
 import { type Supervised, startSupervised } from "./supervised.ts";
 import { renderTemplate } from "./template.ts";
 import { waitFor } from "./wait.ts";
