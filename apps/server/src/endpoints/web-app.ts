@@ -2,11 +2,11 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import { dirname, join, sep } from "node:path";
+import { splitRequestTarget } from "@folio/http-transcoder";
 import type { Logger } from "pino";
 import sirv from "sirv";
 import { appendVary } from "../transport/cors.js";
 import type { NodeHandler } from "../transport/node-handler.js";
-import { pathOf } from "../transport/request-target.js";
 
 /**
  * Serves the web app's files and answers its own routes with its page. Returns true when it took
@@ -88,7 +88,7 @@ export function createWebApp(root: string): WebAppHandler {
 
   return (req, res) => {
     if (req.method !== "GET" && req.method !== "HEAD") return false;
-    const path = decodePath(pathOf(req.url));
+    const path = decodePath(splitRequestTarget(req.url).path);
     let file: string;
     if (path === "/" || routes.some((route) => path === route || path.startsWith(`${route}/`))) {
       file = "/index.html";

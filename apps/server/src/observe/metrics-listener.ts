@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { splitRequestTarget } from "@folio/http-transcoder";
 import type { Registry } from "prom-client";
-import { pathOf } from "../transport/request-target.js";
 
 /** The metrics listener: where it is, and how to stop it. */
 export interface MetricsListener {
@@ -18,7 +18,7 @@ export async function serveMetrics(
   options: { host: string; port: number },
 ): Promise<MetricsListener> {
   const server = http.createServer((req, res) => {
-    if (req.method !== "GET" || pathOf(req.url) !== "/metrics") {
+    if (req.method !== "GET" || splitRequestTarget(req.url).path !== "/metrics") {
       res.writeHead(404, { "content-type": "text/plain" }).end("not found: metrics are at GET /metrics\n");
       return;
     }

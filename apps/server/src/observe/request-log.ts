@@ -1,6 +1,6 @@
+import { splitRequestTarget } from "@folio/http-transcoder";
 import type { Logger } from "pino";
 import type { NodeHandler } from "../transport/node-handler.js";
-import { pathOf } from "../transport/request-target.js";
 import type { Metrics } from "./metrics.js";
 import { startFacts } from "./request-facts.js";
 import { REQUEST_ID_HEADER, requestIdFor } from "./request-id.js";
@@ -39,7 +39,7 @@ export function withRequestLog(logger: Logger, metrics: Metrics, handler: NodeHa
         code,
         status: res.statusCode,
         httpMethod: req.method,
-        path: pathOf(req.url),
+        path: splitRequestTarget(req.url).path,
         httpVersion: req.httpVersion,
         durationMs: Math.round(seconds * 1e6) / 1e3,
       };

@@ -1,3 +1,4 @@
+import { splitRequestTarget } from "@folio/http-transcoder";
 import {
   type Attributes,
   context,
@@ -9,7 +10,6 @@ import {
   trace,
 } from "@opentelemetry/api";
 import type { NodeRequest } from "../transport/node-handler.js";
-import { pathOf } from "../transport/request-target.js";
 import type { RequestFacts } from "./request-facts.js";
 
 /** The tracer of the server's request spans; a no-op until tracing starts (see tracing.ts). */
@@ -70,7 +70,7 @@ export function startRequestSpan(req: NodeRequest): RequestSpan {
       kind: SpanKind.SERVER,
       attributes: {
         "http.request.method": httpMethod,
-        "url.path": pathOf(req.url),
+        "url.path": splitRequestTarget(req.url).path,
         "url.scheme": "http",
         "network.protocol.version": req.httpVersion === "2.0" ? "2" : req.httpVersion,
         ...(typeof userAgent === "string" ? { "user_agent.original": userAgent } : {}),

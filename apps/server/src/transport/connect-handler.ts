@@ -1,10 +1,10 @@
 import { Code, ConnectError, type ConnectRouter, type ContextValues } from "@connectrpc/connect";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
+import { splitRequestTarget } from "@folio/http-transcoder";
 import type { Logger } from "pino";
 import { codeOfStatus, factsOf } from "../observe/request-facts.js";
 import type { NodeHandler, NodeRequest } from "./node-handler.js";
-import { pathOf } from "./request-target.js";
 
 /** Options of {@link createConnectHandler}. */
 export interface ConnectHandlerOptions {
@@ -25,7 +25,7 @@ export function createConnectHandler(router: ConnectRouter, options: ConnectHand
     router.handlers.map((handler) => [handler.requestPath, handler]),
   );
   return (req, res) => {
-    const handler = byPath.get(pathOf(req.url));
+    const handler = byPath.get(splitRequestTarget(req.url).path);
     const facts = factsOf(req);
     if (handler === undefined) {
       // No such procedure: what RPC clients read a 404 as (Connect and gRPC), or a plain HTTP 404.

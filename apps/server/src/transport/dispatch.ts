@@ -1,7 +1,7 @@
+import { splitRequestTarget } from "@folio/http-transcoder";
 import { DEVELOPMENT_TOKEN_PATH } from "../endpoints/development-token.js";
 import { factsOf } from "../observe/request-facts.js";
 import type { NodeHandler, NodeRequest, NodeResponse } from "./node-handler.js";
-import { pathOf } from "./request-target.js";
 import { respond } from "./respond.js";
 import { rpcProtocolOf } from "./rpc-protocol.js";
 
@@ -40,7 +40,7 @@ export function createDispatch(routes: Routes): NodeHandler {
       route("cors");
       return;
     }
-    const path = pathOf(req.url);
+    const path = splitRequestTarget(req.url).path;
     if (req.method === "GET" && path === "/healthz") {
       route("healthz");
       routes.liveness(req, res);

@@ -29,10 +29,3 @@ export function normalizeRequestTarget(req: {
   }
   if (req.url?.startsWith("//")) req.url = req.url.replace(/^\/+/, "/");
 }
-
-/** The path of a request target, without its query. */
-export function pathOf(url: string | undefined): string {
-  if (url === undefined) return "/";
-  const q = url.indexOf("?");
-  return q < 0 ? url : url.slice(0, q);
-}
