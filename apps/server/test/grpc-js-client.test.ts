@@ -47,9 +47,10 @@ async function logLineOf(requestId: string): Promise<Record<string, unknown>> {
 }
 
 /** A health Watch stream, which never ends by itself, with a request id. */
-function watchHealth(requestId: string, options: grpc.CallOptions = {}) {
+function watchHealth(requestId: string, options: grpc.CallOptions = {}, extra: Record<string, string> = {}) {
   const md = new grpc.Metadata();
   md.set("x-request-id", requestId);
+  for (const [key, value] of Object.entries(extra)) md.set(key, value);
   return client.makeServerStreamRequest(
     "/grpc.health.v1.Health/Watch",
     (bytes: Buffer) => bytes,
@@ -179,15 +180,26 @@ describe("a @grpc/grpc-js client", () => {
     expect(error?.code).toBe(grpc.status.UNAUTHENTICATED);
   });
 
-  it("ends a call past its deadline with DEADLINE_EXCEEDED, as the server logs it", async () => {
+  it("ends a call past its deadline with DEADLINE_EXCEEDED, from the server, as it logs it", async () => {
+    // The deadline as grpc-js sends it (grpc-timeout) but without grpc-js's own timer, which would
+    // race the server's: the status must come from the server.
     const requestId = randomUUID();
-    const stream = watchHealth(requestId, { deadline: Date.now() + 300 });
+    const stream = watchHealth(requestId, {}, { "grpc-timeout": "300m" });
     const code = await new Promise<number>((resolve) => {
       stream.on("data", () => {});
       stream.on("error", (error: grpc.ServiceError) => resolve(error.code));
     });
     expect(code).toBe(grpc.status.DEADLINE_EXCEEDED);
     expect(await logLineOf(requestId)).toMatchObject({ code: "deadline_exceeded" });
+  });
+
+  it("ends a call when the grpc-js deadline passes", async () => {
+    const stream = watchHealth(randomUUID(), { deadline: Date.now() + 300 });
+    const code = await new Promise<number>((resolve) => {
+      stream.on("data", () => {});
+      stream.on("error", (error: grpc.ServiceError) => resolve(error.code));
+    });
+    expect(code).toBe(grpc.status.DEADLINE_EXCEEDED);
   });
 
   it("cancels a call in flight, which the server sees, and the connection serves the next call", async () => {
