@@ -10,10 +10,10 @@ import {
 } from "@bufbuild/protobuf";
 import { base64Encode } from "@bufbuild/protobuf/wire";
 import { Code, ConnectError } from "@connectrpc/connect";
-// Connect's own table of codes, names and HTTP statuses (https://connectrpc.com/docs/protocol#error-codes),
-// so that a REST client sees what a Connect client would. Marked internal by connect-es: the
-// version is pinned exactly.
-import { codeToHttpStatus, codeToString, errorFromJsonBytes } from "@connectrpc/connect/protocol-connect";
+// Connect's own names of codes (https://connectrpc.com/docs/protocol#error-codes), so that a REST
+// client sees what a Connect client would. Marked internal by connect-es: the version is pinned
+// exactly.
+import { codeToString, errorFromJsonBytes } from "@connectrpc/connect/protocol-connect";
 import { file_google_rpc_error_details } from "@folio/googleapis";
 
 /**
@@ -65,32 +65,6 @@ export interface HttpErrorDetail {
   /** The fully-qualified name of the detail's message: `google.rpc.BadRequest`. */
   readonly type: string;
   readonly [field: string]: JsonValue;
-}
-
-const httpStatusOverrides = new WeakMap<ConnectError, number>();
-
-/**
- * An error of the transcoder itself (the request never reached the handler) that HTTP has a
- * status of its own for (404, 405, 413, 415): `httpStatus` replaces the status of the code.
- *
- * @private
- */
-export function transcodeError(code: Code, message: string, httpStatus?: number): ConnectError {
-  const error = new ConnectError(message, code);
-  if (httpStatus !== undefined) {
-    httpStatusOverrides.set(error, httpStatus);
-  }
-  return error;
-}
-
-/**
- * The HTTP status of an error: Connect's mapping of codes to HTTP statuses
- * (https://connectrpc.com/docs/protocol#error-codes), unless the transcoder gave it its own.
- *
- * @private
- */
-export function httpStatusOf(error: ConnectError): number {
-  return httpStatusOverrides.get(error) ?? codeToHttpStatus(error.code);
 }
 
 const errorDetailsRegistry = createRegistry(file_google_rpc_error_details);
@@ -153,16 +127,6 @@ function withType(type: string, json: JsonValue): HttpErrorDetail {
     return { type, ...fields };
   }
   return { type, value: json };
-}
-
-/**
- * Any error as a ConnectError; anything else than a ConnectError is an internal error whose
- * message is not shown (it may hold a stack trace or secrets).
- *
- * @private
- */
-export function asConnectError(error: unknown): ConnectError {
-  return error instanceof ConnectError ? error : new ConnectError("internal error", Code.Internal);
 }
 
 /**

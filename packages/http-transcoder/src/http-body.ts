@@ -18,14 +18,15 @@ export function isHttpBody(message: DescMessage | undefined): boolean {
 /**
  * Where a route puts a raw request body: the request message itself when it is an HttpBody and
  * the rule says `body: "*"`, or the HttpBody field `body` names.
- *
- * @private
  */
 export type RawBodyTarget =
   | { readonly kind: "message" }
   | { readonly kind: "field"; readonly field: DescField };
 
-/** The raw body target of a route, or undefined for a JSON body (or none). @private */
+/**
+ * Where a route takes its request body raw, as a `google.api.HttpBody` of any media type, or
+ * undefined for a JSON body (or none).
+ */
 export function rawBodyTarget(route: HttpRoute): RawBodyTarget | undefined {
   if (route.body === "*" && isHttpBody(route.method.input)) return { kind: "message" };
   const field = route.bodyField;
@@ -61,8 +62,8 @@ export function rawResponseReader(
 ): ((response: Message) => { body: Uint8Array; contentType: string }) | undefined {
   const output = route.method.output;
   const field = route.responseBodyField;
-  const httpBody = field === undefined ? output : field.fieldKind === "message" ? field.message : undefined;
-  if (httpBody === undefined || !isHttpBody(httpBody)) return undefined;
+  const httpBody = rawResponseMessage(route);
+  if (httpBody === undefined) return undefined;
   const contentType = fieldNamed(httpBody, "content_type");
   const data = fieldNamed(httpBody, "data");
   return (response) => {
@@ -77,6 +78,18 @@ export function rawResponseReader(
       contentType: type === "" ? "application/octet-stream" : type,
     };
   };
+}
+
+/** Whether a route answers with a `google.api.HttpBody`'s bytes rather than JSON. */
+export function hasRawResponse(route: HttpRoute): boolean {
+  return rawResponseMessage(route) !== undefined;
+}
+
+/** The HttpBody a route's response body is (the response message, or its `response_body` field). */
+function rawResponseMessage(route: HttpRoute): DescMessage | undefined {
+  const field = route.responseBodyField;
+  const body = field === undefined ? route.method.output : field.message;
+  return isHttpBody(body) ? body : undefined;
 }
 
 function fieldNamed(message: DescMessage, name: string): DescField {

@@ -1,19 +1,19 @@
 // @folio/http-transcoder: REST for Connect-ES services, from their google.api.http rules.
+//
+// Serving: createHttpTranscoder (the Node handler) with its options, and createTranscodingRouter
+// (the router whose methods it calls in-process).
+// The REST rules, which the transcoder serves by and an OpenAPI document describes: the routes
+// (collectHttpRoutes, path templates), the query parameters a route binds (queryParameters), the
+// fields a request requires (isRequiredField, isRequestBodyRequired), raw HttpBody bodies
+// (rawBodyTarget, hasRawResponse), the failures the transcoder answers itself (restErrorRules,
+// routeErrorRules), and the next-page link (nextPageTokenField).
 
 export type { HttpError, HttpErrorDetail, HttpErrorEnvelope } from "./error-envelope.js";
-export { isHttpBody } from "./http-body.js";
+export { hasRawResponse, isHttpBody, type RawBodyTarget, rawBodyTarget } from "./http-body.js";
 export { collectHttpRoutes, type HttpPathVariable, type HttpRoute } from "./http-route.js";
-export {
-  createHttpTranscoder,
-  defaultMaxBodyBytes,
-  type ErrorBodyContext,
-  type HttpTranscoderJsonOptions,
-  type HttpTranscoderOptions,
-  type NodeHandlerFn,
-  type NodeServerRequest,
-  type NodeServerResponse,
-  nextPageTokenField,
-} from "./http-transcoder.js";
+export { createHttpTranscoder } from "./http-transcoder.js";
+export type { NodeHandlerFn, NodeServerRequest, NodeServerResponse } from "./node-types.js";
+export { nextPageTokenField } from "./page-links.js";
 export {
   type PathTemplate,
   type PathTemplateSegment,
@@ -21,6 +21,21 @@ export {
   parsePathTemplate,
   pathTemplateToOpenApiPath,
 } from "./path-template.js";
+export { type QueryParameter, queryParameters } from "./query-binding.js";
+export { type RequestTarget, splitRequestTarget } from "./request-target.js";
+export { isRequestBodyRequired, isRequiredField } from "./required-fields.js";
+export {
+  type RestErrorRule,
+  type RouteErrorRule,
+  restErrorRules,
+  routeErrorRules,
+} from "./rest-errors.js";
+export {
+  defaultMaxBodyBytes,
+  type ErrorBodyContext,
+  type HttpTranscoderJsonOptions,
+  type HttpTranscoderOptions,
+} from "./transcoder-options.js";
 export {
   createTranscodingRouter,
   type RegisteredMethod,

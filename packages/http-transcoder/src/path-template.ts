@@ -74,18 +74,7 @@ export function parsePathTemplate(source: string): PathTemplate {
   if (!source.startsWith("/")) {
     fail('it must start with "/"');
   }
-  // The verb is what follows the last ":" outside a variable: a variable's template cannot hold
-  // a ":", so the last ":" after the last "}" is the verb separator.
-  let path = source;
-  let verb: string | undefined;
-  const colon = source.lastIndexOf(":");
-  if (colon > source.lastIndexOf("}")) {
-    verb = source.slice(colon + 1);
-    path = source.slice(0, colon);
-    if (!literalPattern.test(verb)) {
-      fail(`the verb "${verb}" is empty or has characters a path segment cannot have`);
-    }
-  }
+  const { path, verb } = splitVerb(source, fail);
 
   const segments: PathTemplateSegment[] = [];
   const variables: PathTemplateVariable[] = [];
@@ -168,6 +157,21 @@ export function parsePathTemplate(source: string): PathTemplate {
     fail('"**" must be the last segment');
   }
   return { source, segments, variables, verb };
+}
+
+/**
+ * A template's path and its custom verb. The verb is what follows the last ":" outside a
+ * variable: a variable's template cannot hold a ":", so the last ":" after the last "}" is the
+ * verb separator.
+ */
+function splitVerb(source: string, fail: (reason: string) => never): { path: string; verb?: string } {
+  const colon = source.lastIndexOf(":");
+  if (colon <= source.lastIndexOf("}")) return { path: source };
+  const verb = source.slice(colon + 1);
+  if (!literalPattern.test(verb)) {
+    fail(`the verb "${verb}" is empty or has characters a path segment cannot have`);
+  }
+  return { path: source.slice(0, colon), verb };
 }
 
 /**

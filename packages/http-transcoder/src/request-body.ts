@@ -1,10 +1,5 @@
-import type { IncomingMessage } from "node:http";
-import type { Http2ServerRequest } from "node:http2";
-import { Code } from "@connectrpc/connect";
-import { transcodeError } from "./error-envelope.js";
-
-/** The request of a Node `http`, `https` or `http2` server (the compatibility API). */
-export type NodeServerRequest = IncomingMessage | Http2ServerRequest;
+import type { NodeServerRequest } from "./node-types.js";
+import { restError, restErrorRules } from "./rest-errors.js";
 
 const emptyBody = new Uint8Array(0);
 
@@ -62,7 +57,7 @@ export function readRequestBody(req: NodeServerRequest, maxBytes: number): Promi
 }
 
 function tooLarge(maxBytes: number) {
-  return transcodeError(Code.ResourceExhausted, `request body larger than ${maxBytes} bytes`, 413);
+  return restError(restErrorRules.contentTooLarge, `request body larger than ${maxBytes} bytes`);
 }
 
 /**

@@ -12,6 +12,7 @@ import {
 } from "@bufbuild/protobuf";
 import { base64Encode } from "@bufbuild/protobuf/wire";
 import { FeatureSet_FieldPresence, hasCustomJsonRepresentation, isWrapperDesc } from "@bufbuild/protobuf/wkt";
+import { type TimestampLike, timestampJson } from "./timestamp-json.js";
 
 /**
  * Writes a message as the JSON text of a REST response: the protobuf JSON mapping
@@ -267,36 +268,6 @@ function scalarConverter(scalar: ScalarType): ValueConverter {
       // string, bool, 32-bit integers: as they are.
       return (value) => value as JsonValue;
   }
-}
-
-interface TimestampLike {
-  readonly seconds: bigint;
-  readonly nanos: number;
-}
-
-const TIMESTAMP_MIN_MS = Date.UTC(1, 0, 1) - 1;
-const TIMESTAMP_MAX_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-
-/**
- * A Timestamp as RFC 3339 with 0, 3, 6 or 9 fractional digits, as the JSON mapping writes it;
- * undefined for one out of its range, which the general path refuses with its own error.
- */
-function timestampJson(timestamp: TimestampLike): string | undefined {
-  const ms = Number(timestamp.seconds) * 1000;
-  const nanos = timestamp.nanos;
-  if (!(ms > TIMESTAMP_MIN_MS && ms <= TIMESTAMP_MAX_MS) || nanos < 0 || nanos > 999_999_999) {
-    return undefined;
-  }
-  const iso = new Date(ms).toISOString(); // ...T12:34:56.000Z
-  const seconds = iso.slice(0, iso.length - 5);
-  if (nanos === 0) return `${seconds}Z`;
-  const digits = String(nanos + 1_000_000_000).slice(1);
-  const fraction = digits.endsWith("000000")
-    ? digits.slice(0, 3)
-    : digits.endsWith("000")
-      ? digits.slice(0, 6)
-      : digits;
-  return `${seconds}.${fraction}Z`;
 }
 
 /** Adds the extensions of a message found in the registry, as `"[name]": value`. */

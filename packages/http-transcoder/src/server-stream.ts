@@ -1,7 +1,71 @@
-import { Code, ConnectError } from "@connectrpc/connect";
-import { pipe, transformSplitEnvelope } from "@connectrpc/connect/protocol";
-import { endStreamFlag, endStreamFromJson } from "@connectrpc/connect/protocol-connect";
-import type { NodeServerResponse } from "./http-transcoder.js";
+import type { Message } from "@bufbuild/protobuf";
+import type { ConnectError } from "@connectrpc/connect";
+import type { CompiledRoute } from "./compile-routes.js";
+import type { NodeServerRequest, NodeServerResponse } from "./node-types.js";
+import { asConnectError } from "./rest-errors.js";
+import { setResponseHeaders } from "./rest-headers.js";
+
+/** What a server-streaming call answered: its messages as they come, and the headers it set. @private */
+export interface ServerStreamAnswer {
+  readonly messages: AsyncIterator<Message>;
+  /** The headers the call set, read once a message or an error has come. */
+  header(): Headers | undefined;
+}
+
+/**
+ * Writes the messages of a server stream as they come. The status and headers wait for the first
+ * message, so that an error before it is an ordinary error response (thrown, with the headers set
+ * so far); one after it ends the stream in the stream's own format, with `errorBody`.
+ *
+ * @private
+ */
+export async function writeServerStream(
+  req: NodeServerRequest,
+  res: NodeServerResponse,
+  entry: CompiledRoute,
+  stream: ServerStreamAnswer,
+  errorBody: (error: ConnectError) => unknown,
+): Promise<void> {
+  const { messages } = stream;
+  let next: IteratorResult<Message>;
+  try {
+    next = await messages.next();
+  } catch (error) {
+    setResponseHeaders(res, stream.header());
+    throw error;
+  }
+  const first = next.done ? undefined : entry.writeResponse(next.value);
+  const format: StreamFormat = entry.rawResponse ? "raw" : negotiateStreamFormat(req.headers.accept);
+  setResponseHeaders(res, stream.header());
+  res.statusCode = entry.successStatus;
+  if (format === "raw") {
+    res.setHeader("content-type", first?.contentType ?? "application/octet-stream");
+  } else {
+    res.setHeader("content-type", streamContentType(format));
+    res.setHeader("cache-control", "no-cache");
+  }
+  try {
+    let chunk = first;
+    while (chunk !== undefined && !res.destroyed) {
+      await writeChunk(res, streamMessage(format, chunk.body));
+      next = await messages.next();
+      chunk = next.done ? undefined : entry.writeResponse(next.value);
+    }
+  } catch (thrown) {
+    if (format === "raw" || res.destroyed) {
+      // Bytes have no room for an error: the response is cut off, which the client sees.
+      res.destroy();
+      return;
+    }
+    res.end(streamError(format, errorBody(asConnectError(thrown))));
+    return;
+  }
+  if (!next.done) {
+    // The client went away: end the call (its signal has aborted) rather than leave it suspended.
+    messages.return?.().catch(() => {});
+  }
+  res.end();
+}
 
 /**
  * How a server stream is written to a REST client: newline-delimited JSON (one
@@ -50,31 +114,6 @@ export function streamMessage(format: StreamFormat, body: string | Uint8Array): 
 export function streamError(format: "ndjson" | "sse", errorBody: unknown): string {
   const json = JSON.stringify(errorBody);
   return format === "sse" ? `event: error\ndata: ${json}\n\n` : `${json}\n`;
-}
-
-/**
- * The messages of a Connect streaming response (https://connectrpc.com/docs/protocol#streaming-response),
- * in their binary form. Throws the error its end-stream message carries, with the trailers as the
- * error's metadata.
- *
- * @private
- */
-export async function* connectStreamMessages(body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
-  // The handler runs in this process: no limit but the envelope's own.
-  for await (const envelope of pipe(body, transformSplitEnvelope(0xffffffff))) {
-    if ((envelope.flags & endStreamFlag) === endStreamFlag) {
-      const end = endStreamFromJson(envelope.data);
-      if (end.error !== undefined) {
-        end.metadata.forEach((value, key) => {
-          end.error?.metadata.append(key, value);
-        });
-        throw end.error;
-      }
-      return;
-    }
-    yield envelope.data;
-  }
-  throw new ConnectError("the stream of the handler ended without an end-stream message", Code.Internal);
 }
 
 /** Writes a chunk, waiting for the client to take the previous ones when the buffer is full. @private */

@@ -855,6 +855,30 @@ describe.each(transcoderCalls)("calls %s", (calls) => {
       expect(header?.["content-type"]).toBe(calls === "handlers" ? "application/proto" : undefined);
     });
 
+    it("calls unary and streaming methods with the request's HTTP method, in-process as protocol rest", async () => {
+      const before = server.received.length;
+      const update = await send({ method: "PATCH", path: "/v1/shelves/s7", body: { theme: "poetry" } });
+      expect(update.status).toBe(200);
+      const watch = await fetch(`${server.baseUrl}/v1/shelves/s1/books:watch?count=1`);
+      expect(watch.status).toBe(200);
+      await watch.text();
+      const seen = server.received
+        .slice(before)
+        .map((call) => [call.method, call.requestMethod, call.protocolName]);
+      // Through a handler, each call is a Connect call: POST, whatever the REST method was.
+      expect(seen).toEqual(
+        calls === "in-process"
+          ? [
+              ["UpdateShelf", "PATCH", "rest"],
+              ["WatchBooks", "GET", "rest"],
+            ]
+          : [
+              ["UpdateShelf", "POST", "connect"],
+              ["WatchBooks", "POST", "connect"],
+            ],
+      );
+    });
+
     it("serves the same implementation over the Connect protocol", async () => {
       const response = await fetch(`${server.baseUrl}/transcodertest.v1.LibraryService/GetShelf`, {
         method: "POST",

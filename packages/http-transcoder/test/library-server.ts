@@ -36,6 +36,9 @@ export interface Received {
   readonly request: JsonValue;
   /** The request headers. */
   readonly header: Readonly<Record<string, string>>;
+  /** The HTTP method and the protocol the call says it came by. */
+  readonly requestMethod: string;
+  readonly protocolName: string;
 }
 
 /** A running test server. */
@@ -78,7 +81,13 @@ function record<Desc extends DescMessage>(
   context.requestHeader.forEach((value, key) => {
     header[key] = value;
   });
-  received.push({ method, request: toJson(schema, request), header });
+  received.push({
+    method,
+    request: toJson(schema, request),
+    header,
+    requestMethod: context.requestMethod,
+    protocolName: context.protocolName,
+  });
   context.responseHeader.set("x-tenant", context.values.get(tenantKey));
 }
 

@@ -11,14 +11,9 @@ export {
   type DocsRequest,
   type DocsResponse,
 } from "./docs-handler.js";
-export {
-  type CommonErrorContext,
-  commonErrorResponses,
-  createOpenApiDocument,
-  type ErrorBodyOptions,
-  type OpenApiDocumentOptions,
-  uuidForIdFields,
-} from "./document.js";
+export { createOpenApiDocument, uuidForIdFields } from "./document.js";
+export type { CommonErrorContext, ErrorBodyOptions, OpenApiDocumentOptions } from "./document-options.js";
+export { commonErrorResponses } from "./error-responses.js";
 export { type DocumentedError, ERROR_ENVELOPE_SCHEMA } from "./errors.js";
 export type * from "./openapi-types.js";
 export type { BearerScheme, OAuth2Scheme, OpenIdConnectScheme, SecurityOptions } from "./security.js";

@@ -1,9 +1,12 @@
 import { type DescEnum, type DescField, type DescMessage, ScalarType } from "@bufbuild/protobuf";
 import { FeatureSet_FieldPresence } from "@bufbuild/protobuf/wkt";
 import { FieldBehavior } from "@folio/googleapis";
+import { isRequiredField } from "@folio/http-transcoder";
 import type { CommentLookup } from "./comments.js";
+import { type Component, nameComponents, type Variant } from "./component-names.js";
 import { getFieldBehaviors } from "./field-behavior.js";
 import type { SchemaObject } from "./openapi-types.js";
+import { mapKeySchema, scalarSchema, wellKnownSchema } from "./value-schemas.js";
 
 /**
  * Which way a message travels. A request schema lists what a client may send (`required` from
@@ -53,18 +56,6 @@ export interface SchemaBuilder {
   components(): Record<string, SchemaObject>;
 }
 
-/**
- * What a component schema describes: a message one way, or an enum by value names or numbers.
- */
-type Variant = Direction | "enum" | "enum-number";
-
-interface Component {
-  readonly desc: DescMessage | DescEnum;
-  readonly variant: Variant;
-  schema: SchemaObject;
-  readonly refs: SchemaObject[];
-}
-
 /** @private */
 export function createSchemaBuilder(options: SchemaBuilderOptions): SchemaBuilder {
   const components = new Map<string, Component>();
@@ -97,25 +88,15 @@ export function createSchemaBuilder(options: SchemaBuilderOptions): SchemaBuilde
     const required: string[] = [];
     for (const field of message.fields) {
       if (omit.has(field.name)) continue;
-      const behaviors = getFieldBehaviors(field);
-      let schema = fieldSchema(field, direction);
-      // The JSON mapping reads null as "not set": a request may send null for a field that can be
-      // absent (one with explicit presence), unless the field is required.
-      if (direction === "request" && hasExplicitPresence(field) && !behaviors.has(FieldBehavior.REQUIRED)) {
-        schema = nullable(schema);
-      }
-      const description = fieldDescription(field, options.comments, propertyName);
-      if (description !== undefined) schema.description = description;
-      if (behaviors.has(FieldBehavior.OUTPUT_ONLY)) schema.readOnly = true;
-      if (behaviors.has(FieldBehavior.INPUT_ONLY)) schema.writeOnly = true;
-      if (field.deprecated) schema.deprecated = true;
-      properties[propertyName(field)] = schema;
+      properties[propertyName(field)] = propertySchema(field, fieldSchema(field, direction), direction, {
+        comments: options.comments,
+        propertyName,
+      });
 
-      const isRequired =
-        direction === "request"
-          ? behaviors.has(FieldBehavior.REQUIRED) && !behaviors.has(FieldBehavior.OUTPUT_ONLY)
-          : options.responseFieldsAlwaysPresent;
-      if (isRequired) required.push(propertyName(field));
+      // A request requires what the transcoder's rule says (AIP-203); a response has every field.
+      if (direction === "request" ? isRequiredField(field) : options.responseFieldsAlwaysPresent) {
+        required.push(propertyName(field));
+      }
     }
     const schema: SchemaObject = { type: "object", properties };
     if (required.length > 0) schema.required = required;
@@ -137,14 +118,7 @@ export function createSchemaBuilder(options: SchemaBuilderOptions): SchemaBuilde
         };
       default: {
         const schema = valueSchema(field, field.fieldKind, direction);
-        // An absent field with explicit presence is sent as null when every field is sent,
-        // unless the API promises to always set it.
-        const absentIsNull =
-          direction === "response" &&
-          options.responseFieldsAlwaysPresent &&
-          hasExplicitPresence(field) &&
-          !options.alwaysSetInResponses(field);
-        return absentIsNull ? nullable(schema) : schema;
+        return direction === "response" && isNullInResponses(field, options) ? nullable(schema) : schema;
       }
     }
   };
@@ -156,12 +130,7 @@ export function createSchemaBuilder(options: SchemaBuilderOptions): SchemaBuilde
     direction: Direction,
   ): SchemaObject => {
     if (kind === "scalar") {
-      const schema = scalarSchema(field.scalar ?? ScalarType.STRING);
-      if (field.scalar === ScalarType.STRING) {
-        const format = options.stringFormat?.(field);
-        if (format !== undefined) schema.format = format;
-      }
-      return schema;
+      return withStringFormat(scalarSchema(field.scalar ?? ScalarType.STRING), field, options);
     }
     if (kind === "enum" && field.enum !== undefined) {
       if (field.enum.typeName === "google.protobuf.NullValue") return { type: "null" };
@@ -170,14 +139,10 @@ export function createSchemaBuilder(options: SchemaBuilderOptions): SchemaBuilde
     const message = field.message;
     if (message === undefined) return {};
     const wellKnown = wellKnownSchema(message);
-    if (wellKnown !== undefined) {
-      if (message.typeName === "google.protobuf.StringValue") {
-        const format = options.stringFormat?.(field);
-        if (format !== undefined) wellKnown.format = format;
-      }
-      return wellKnown;
-    }
-    return refTo(message, direction);
+    if (wellKnown === undefined) return refTo(message, direction);
+    return message.typeName === "google.protobuf.StringValue"
+      ? withStringFormat(wellKnown, field, options)
+      : wellKnown;
   };
 
   return {
@@ -189,56 +154,50 @@ export function createSchemaBuilder(options: SchemaBuilderOptions): SchemaBuilde
 }
 
 /**
- * Component names: the message or enum name without its package (`Folder`, `Outer.Inner`), or the
- * full name where two packages share one. A message that travels both ways has two schemas, the
- * response one under the plain name and the request one with an `Input` suffix; an enum written
- * as numbers has a `Number` suffix.
+ * A field's schema as a property of its message: nullable where a request may send null, with its
+ * description and its AIP-203 behaviours (`readOnly`, `writeOnly`).
  */
-function nameComponents(components: ReadonlyMap<string, Component>): Record<string, SchemaObject> {
-  const localName = (desc: DescMessage | DescEnum) => {
-    const pkg = desc.file.proto.package;
-    return pkg === "" ? desc.typeName : desc.typeName.slice(pkg.length + 1);
-  };
-  const typeNamesByLocalName = new Map<string, Set<string>>();
-  for (const { desc } of components.values()) {
-    const name = localName(desc);
-    const typeNames = typeNamesByLocalName.get(name) ?? new Set();
-    typeNames.add(desc.typeName);
-    typeNamesByLocalName.set(name, typeNames);
+function propertySchema(
+  field: DescField,
+  schema: SchemaObject,
+  direction: Direction,
+  names: { comments: CommentLookup; propertyName: (field: DescField) => string },
+): SchemaObject {
+  const behaviors = getFieldBehaviors(field);
+  let property = schema;
+  // The JSON mapping reads null as "not set": a request may send null for a field that can be
+  // absent (one with explicit presence), unless the field is required.
+  if (direction === "request" && hasExplicitPresence(field) && !behaviors.has(FieldBehavior.REQUIRED)) {
+    property = nullable(property);
   }
-  const baseName = (desc: DescMessage | DescEnum) => {
-    const name = localName(desc);
-    return (typeNamesByLocalName.get(name)?.size ?? 0) > 1 ? desc.typeName : name;
-  };
-  const suffix = ({ desc, variant }: Component) => {
-    if (variant === "enum-number") return "Number";
-    const bothWays =
-      components.has(`request:${desc.typeName}`) && components.has(`response:${desc.typeName}`);
-    return variant === "request" && bothWays ? "Input" : "";
-  };
-
-  const named: [string, Component][] = [];
-  const taken = new Set<string>();
-  // Responses first, so that a plain name goes to the response schema.
-  const ordered = [...components.values()].sort((a, b) => variantRank(a.variant) - variantRank(b.variant));
-  for (const component of ordered) {
-    const base = `${baseName(component.desc)}${suffix(component)}`;
-    let name = base;
-    for (let n = 2; taken.has(name); n++) name = `${base}${n}`;
-    taken.add(name);
-    named.push([name, component]);
-  }
-
-  const schemas: Record<string, SchemaObject> = {};
-  for (const [name, component] of named.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    for (const ref of component.refs) ref.$ref = `#/components/schemas/${name}`;
-    schemas[name] = component.schema;
-  }
-  return schemas;
+  const description = fieldDescription(field, names.comments, names.propertyName);
+  if (description !== undefined) property.description = description;
+  if (behaviors.has(FieldBehavior.OUTPUT_ONLY)) property.readOnly = true;
+  if (behaviors.has(FieldBehavior.INPUT_ONLY)) property.writeOnly = true;
+  if (field.deprecated) property.deprecated = true;
+  return property;
 }
 
-function variantRank(variant: Variant): number {
-  return variant === "request" ? 1 : 0;
+/**
+ * Whether a response sends a field as null when it is absent: a field with explicit presence, when
+ * every field is sent, unless the API promises to always set it.
+ */
+function isNullInResponses(field: DescField, options: SchemaBuilderOptions): boolean {
+  return (
+    options.responseFieldsAlwaysPresent && hasExplicitPresence(field) && !options.alwaysSetInResponses(field)
+  );
+}
+
+/** A string field's schema with the `format` the options give the field, if any. */
+function withStringFormat(
+  schema: SchemaObject,
+  field: DescField,
+  options: SchemaBuilderOptions,
+): SchemaObject {
+  if (schema.type !== "string") return schema;
+  const format = options.stringFormat?.(field);
+  if (format !== undefined) schema.format = format;
+  return schema;
 }
 
 /** Whether a singular field can be absent: a message field, proto3 `optional`, a oneof member. */
@@ -294,110 +253,4 @@ function enumSchema(desc: DescEnum, asNumbers: boolean, comments: CommentLookup)
   if (description !== "") schema.description = description;
   if (desc.deprecated) schema.deprecated = true;
   return schema;
-}
-
-/** ProtoJSON's form of each scalar type. 64-bit integers are strings: JSON numbers lose precision. */
-function scalarSchema(scalar: ScalarType): SchemaObject {
-  switch (scalar) {
-    case ScalarType.DOUBLE:
-      return { type: "number", format: "double" };
-    case ScalarType.FLOAT:
-      return { type: "number", format: "float" };
-    case ScalarType.INT32:
-    case ScalarType.SINT32:
-    case ScalarType.SFIXED32:
-      return { type: "integer", format: "int32" };
-    case ScalarType.UINT32:
-    case ScalarType.FIXED32:
-      return { type: "integer", format: "int64", minimum: 0, maximum: 4294967295 };
-    case ScalarType.INT64:
-    case ScalarType.SINT64:
-    case ScalarType.SFIXED64:
-      return { type: "string", format: "int64", pattern: "^-?[0-9]+$" };
-    case ScalarType.UINT64:
-    case ScalarType.FIXED64:
-      return { type: "string", format: "uint64", pattern: "^[0-9]+$" };
-    case ScalarType.BOOL:
-      return { type: "boolean" };
-    case ScalarType.STRING:
-      return { type: "string" };
-    case ScalarType.BYTES:
-      return { type: "string", contentEncoding: "base64" };
-  }
-}
-
-/** Map keys are JSON object keys, so strings: integer and bool keys in their decimal or literal form. */
-function mapKeySchema(key: ScalarType): Pick<SchemaObject, "propertyNames"> {
-  switch (key) {
-    case ScalarType.STRING:
-      return {};
-    case ScalarType.BOOL:
-      return { propertyNames: { enum: ["true", "false"] } };
-    case ScalarType.UINT32:
-    case ScalarType.FIXED32:
-    case ScalarType.UINT64:
-    case ScalarType.FIXED64:
-      return { propertyNames: { pattern: "^[0-9]+$" } };
-    default:
-      return { propertyNames: { pattern: "^-?[0-9]+$" } };
-  }
-}
-
-/**
- * The well-known types with a JSON form of their own, inlined where they are used. Returns a new
- * object each time: callers add descriptions to it.
- */
-function wellKnownSchema(message: DescMessage): SchemaObject | undefined {
-  switch (message.typeName) {
-    case "google.protobuf.Timestamp":
-      return { type: "string", format: "date-time" };
-    case "google.protobuf.Duration":
-      return {
-        type: "string",
-        pattern: "^-?[0-9]+(\\.[0-9]{1,9})?s$",
-        description:
-          "A duration in seconds with up to nine fractional digits and the suffix `s`, e.g. `1.5s`.",
-        examples: ["1.5s"],
-      };
-    case "google.protobuf.FieldMask":
-      return {
-        type: "string",
-        description: "Field paths in lowerCamelCase, separated by commas, e.g. `name,parentId`.",
-      };
-    case "google.protobuf.Struct":
-      return { type: "object", additionalProperties: true };
-    case "google.protobuf.Value":
-      return {};
-    case "google.protobuf.ListValue":
-      return { type: "array", items: {} };
-    case "google.protobuf.Any":
-      return {
-        type: "object",
-        properties: { "@type": { type: "string", description: "A URL naming the type of the message." } },
-        required: ["@type"],
-        additionalProperties: true,
-      };
-    case "google.protobuf.Empty":
-      return { type: "object" };
-    case "google.protobuf.DoubleValue":
-      return scalarSchema(ScalarType.DOUBLE);
-    case "google.protobuf.FloatValue":
-      return scalarSchema(ScalarType.FLOAT);
-    case "google.protobuf.Int64Value":
-      return scalarSchema(ScalarType.INT64);
-    case "google.protobuf.UInt64Value":
-      return scalarSchema(ScalarType.UINT64);
-    case "google.protobuf.Int32Value":
-      return scalarSchema(ScalarType.INT32);
-    case "google.protobuf.UInt32Value":
-      return scalarSchema(ScalarType.UINT32);
-    case "google.protobuf.BoolValue":
-      return scalarSchema(ScalarType.BOOL);
-    case "google.protobuf.StringValue":
-      return scalarSchema(ScalarType.STRING);
-    case "google.protobuf.BytesValue":
-      return scalarSchema(ScalarType.BYTES);
-    default:
-      return undefined;
-  }
 }

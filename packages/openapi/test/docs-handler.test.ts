@@ -78,7 +78,8 @@ describe("GET /api/v1/openapi.json", () => {
   it("answers a request with the current ETag with 304", async () => {
     const first = await fetch(`${baseUrl}/api/v1/openapi.json`);
     const etag = first.headers.get("etag");
-    expect(etag).toMatch(/^".+"$/);
+    // sirv's ETags are weak: the file's size and modification time.
+    expect(etag).toMatch(/^W\/".+"$/);
     const second = await fetch(`${baseUrl}/api/v1/openapi.json`, {
       headers: { "if-none-match": etag as string },
     });

@@ -308,9 +308,14 @@ const wellKnownFiles = [
   file_google_protobuf_wrappers,
 ];
 
-export const libraryRegistry: FileRegistry = createFileRegistry(libraryFile, (name) =>
-  wellKnownFiles.find((file) => file.name === name.replace(/\.proto$/, "")),
-);
+/** The registry of a library file (this one, or a variant of it) and the files it imports. */
+export function libraryRegistryOf(file: typeof libraryFile): FileRegistry {
+  return createFileRegistry(file, (name) =>
+    wellKnownFiles.find((wellKnown) => wellKnown.name === name.replace(/\.proto$/, "")),
+  );
+}
+
+export const libraryRegistry: FileRegistry = libraryRegistryOf(libraryFile);
 
 export const LibraryService = libraryRegistry.getService("library.v1.LibraryService") as DescService;
 

@@ -1,0 +1,85 @@
+import type { DescMethod, DescService, Registry } from "@bufbuild/protobuf";
+import type { ConnectError, ContextValues } from "@connectrpc/connect";
+import type { UniversalHandler } from "@connectrpc/connect/protocol";
+import type { HttpErrorEnvelope } from "./error-envelope.js";
+import type { HttpRoute } from "./http-route.js";
+import type { NodeServerRequest, NodeServerResponse } from "./node-types.js";
+import type { TranscodingRouter } from "./transcoding-router.js";
+
+/** Options of the protobuf JSON mapping the transcoder reads requests and writes responses with. */
+export interface HttpTranscoderJsonOptions {
+  /** Message types for `google.protobuf.Any` fields, and for error details to decode. */
+  readonly registry?: Registry;
+  /** Write proto field names (`page_size`) instead of JSON names (`pageSize`) in responses. */
+  readonly useProtoFieldName?: boolean;
+  /** Write enum values as numbers instead of names in responses. */
+  readonly enumAsInteger?: boolean;
+}
+
+/** Options for {@link createHttpTranscoder}. */
+export interface HttpTranscoderOptions {
+  /**
+   * The router that serves the same services over Connect, gRPC and gRPC-Web, made with
+   * {@link createTranscodingRouter}: REST requests are calls of its methods, in-process, so they
+   * run the same implementations behind the same interceptors, with the request message itself
+   * (unary and server-streaming methods alike).
+   */
+  readonly router?: TranscodingRouter;
+  /**
+   * Instead of `router`: the handlers of a Connect router, `router.handlers`. Each REST request is
+   * then a call of the Connect protocol to a handler, in-process, with the request message
+   * encoded to binary and the response decoded from it: the same semantics, at more CPU per call.
+   */
+  readonly handlers?: readonly UniversalHandler[];
+  /**
+   * The services to serve over REST: every method with a `google.api.http` option. By default,
+   * the services of `handlers`.
+   */
+  readonly services?: readonly DescService[];
+  /** The routes to serve, instead of those of `services` (see {@link collectHttpRoutes}). */
+  readonly routes?: readonly HttpRoute[];
+  /** Context values for a request, as the option of the same name of `connectNodeAdapter`. */
+  readonly contextValues?: (req: NodeServerRequest) => ContextValues;
+  /** The largest request body read, in bytes; larger ones get 413. Default 1 MiB. */
+  readonly maxBodyBytes?: number;
+  /** The HTTP status of a successful response of a method (say, 201 for a create). Default 200. */
+  readonly successStatus?: (method: DescMethod) => number;
+  /**
+   * The id of a request, sent as `requestId` in error responses and as the `X-Request-Id`
+   * response header. By default, the `X-Request-Id` response header if one is set already (by a
+   * server that assigns ids), then the request header, then a random UUID.
+   */
+  readonly requestId?: (req: NodeServerRequest, res: NodeServerResponse) => string;
+  /** Options of the JSON mapping. */
+  readonly jsonOptions?: HttpTranscoderJsonOptions;
+  /**
+   * Send the next page of a paginated list (AIP-158) as a `Link: <...>; rel="next"` header (RFC
+   * 8288) instead of `nextPageToken` in the body. It applies to the GET routes whose request has
+   * a string `page_token` and whose response a string `next_page_token` (and no `response_body`):
+   * the link is the request's own path and query with `pageToken` set to the next token. Default
+   * false.
+   */
+  readonly pageLinks?: boolean;
+  /**
+   * The body of an error response, in place of the {@link HttpErrorEnvelope}: say, an RFC 9457
+   * problem document. It receives the error (code, message, details, metadata) and the envelope
+   * the transcoder would send, with the details already in their JSON form, to reshape. The status
+   * and headers stay the transcoder's; the body is written with `JSON.stringify`.
+   */
+  readonly errorBody?: (error: ConnectError, context: ErrorBodyContext) => unknown;
+  /** The `Content-Type` of error responses. Default `application/json`. */
+  readonly errorContentType?: string;
+}
+
+/** What {@link HttpTranscoderOptions.errorBody} knows of an error response. */
+export interface ErrorBodyContext {
+  /** The response's status. */
+  readonly status: number;
+  /** The request's id, as in the `X-Request-Id` response header. */
+  readonly requestId: string;
+  /** The body the transcoder sends by default. */
+  readonly envelope: HttpErrorEnvelope;
+}
+
+/** The default of {@link HttpTranscoderOptions.maxBodyBytes}: 1 MiB. */
+export const defaultMaxBodyBytes = 1024 * 1024;

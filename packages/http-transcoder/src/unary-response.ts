@@ -1,0 +1,36 @@
+import type { Message } from "@bufbuild/protobuf";
+import type { CompiledRoute } from "./compile-routes.js";
+import type { NodeServerRequest, NodeServerResponse } from "./node-types.js";
+import { appendNextPageLink } from "./page-links.js";
+import { bodyBytes } from "./response-body.js";
+import { setResponseHeaders } from "./rest-headers.js";
+
+/** What a unary call answered: the response message, and the headers and trailers it set. @private */
+export interface UnaryAnswer {
+  readonly output: Message;
+  readonly header: Headers | undefined;
+  readonly trailer: Headers | undefined;
+}
+
+/**
+ * Writes the answer of a unary call: the route's success status, the call's headers and trailers
+ * as headers, the next page as a `Link` (with `pageLinks`), and the body.
+ *
+ * @private
+ */
+export function writeUnaryResponse(
+  req: NodeServerRequest,
+  res: NodeServerResponse,
+  entry: CompiledRoute,
+  answer: UnaryAnswer,
+): void {
+  const { body, contentType, nextPageToken } = entry.writeResponse(answer.output);
+  setResponseHeaders(res, answer.header);
+  setResponseHeaders(res, answer.trailer);
+  if (nextPageToken !== undefined) {
+    appendNextPageLink(res, req.url, nextPageToken);
+  }
+  res.statusCode = entry.successStatus;
+  res.setHeader("content-type", contentType);
+  res.end(bodyBytes(body));
+}
