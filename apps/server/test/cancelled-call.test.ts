@@ -30,3 +30,21 @@ describe("the cancelled-call interceptor", () => {
     expect(reached()).toBe(true);
   });
 });
+
+describe("a call past its deadline before the service", () => {
+  it("ends as deadline_exceeded, not as cancelled: its client is still waiting", async () => {
+    const interceptor = createCancelledCallInterceptor();
+    let reached = false;
+    const next = async () => {
+      reached = true;
+      return {} as UnaryResponse;
+    };
+    const signal = AbortSignal.abort(new ConnectError("the operation timed out", Code.DeadlineExceeded));
+    const error = await interceptor(next)({ signal } as UnaryRequest).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(ConnectError.from(error).code).toBe(Code.DeadlineExceeded);
+    expect(reached).toBe(false);
+  });
+});

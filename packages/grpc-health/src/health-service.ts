@@ -39,7 +39,12 @@ export function registerHealthService(
           sent = status;
         }
         const next = await statuses.changeAfter(seen, context.signal);
-        if (next === undefined) return;
+        if (next === undefined) {
+          // Past its deadline, or its client gone: the stream ends saying so (deadline_exceeded,
+          // canceled), not as a success. Draining the server ends it normally.
+          if (context.signal.aborted) throw ConnectError.from(context.signal.reason, Code.Canceled);
+          return;
+        }
         seen = next;
       }
     },

@@ -106,6 +106,18 @@ describe("grpc.health.v1.Health over gRPC", () => {
     expect((await client.check({ service: "test.v1.Down" })).status).toBe(SERVING);
   });
 
+  it("ends a Watch stream past its deadline with DEADLINE_EXCEEDED, not OK", async () => {
+    // The deadline as a header only: no timer in the client, so that the server ends the stream.
+    const seen: ServingStatus[] = [];
+    const error = await (async () => {
+      for await (const { status } of client.watch({ service: "" }, { headers: { "grpc-timeout": "200m" } })) {
+        seen.push(status);
+      }
+    })().catch((e: unknown) => e);
+    expect(seen).toEqual([SERVING]);
+    expect(ConnectError.from(error).code).toBe(Code.DeadlineExceeded);
+  });
+
   it("ends open Watch streams with OK on endWatches()", async () => {
     const seen: ServingStatus[] = [];
     const watching = (async () => {

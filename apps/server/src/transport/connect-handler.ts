@@ -5,6 +5,7 @@ import { splitRequestTarget } from "@folio/http-transcoder";
 import type { Logger } from "pino";
 import { codeOfStatus, factsOf } from "../observe/request-facts.js";
 import type { NodeHandler, NodeRequest } from "./node-handler.js";
+import { writeUnaryResponse } from "./unary-response.js";
 
 /** Options of {@link createConnectHandler}. */
 export interface ConnectHandlerOptions {
@@ -35,12 +36,13 @@ export function createConnectHandler(router: ConnectRouter, options: ConnectHand
     }
     // Known before the interceptors run, for a request refused earlier (a payload that does not decode).
     facts?.called(handler.requestPath.slice(1));
+    const unary = handler.method.methodKind === "unary";
     const request = universalRequestFromNodeRequest(req, res, undefined, options.contextValues(req));
     handler(request)
       .then((response) => {
         // An answer before any call exists (an unsupported content type: 415) carries no code.
         if (facts !== undefined && !facts.intercepted) facts.answered(codeOfStatus(response.status));
-        return universalResponseToNodeResponse(response, res);
+        return unary ? writeUnaryResponse(response, res) : universalResponseToNodeResponse(response, res);
       })
       .catch((reason: unknown) => {
         // The client went away mid-response: nothing to answer, nothing wrong with the server.
