@@ -196,10 +196,10 @@ describe("the Folio API's OpenAPI document", () => {
     });
 
     it("declares the ETag of its answer and the 304 of a matching If-None-Match", () => {
-      expect(Object.keys(op.responses["200"]?.headers ?? {})).toEqual(
+      expect(Object.keys((op.responses["200"] as ResponseObject | undefined)?.headers ?? {})).toEqual(
         expect.arrayContaining(["ETag", "Content-Encoding"]),
       );
-      expect(op.responses["304"]?.headers?.ETag).toBeDefined();
+      expect((op.responses["304"] as ResponseObject | undefined)?.headers?.ETag).toBeDefined();
     });
 
     it("requires an OAuth 2.0 token with the scope project:read", () => {
