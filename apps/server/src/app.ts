@@ -89,7 +89,11 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     pageLinks: restApi.pageLinks,
     contextValues: requestContextValues,
     maxBodyBytes: config.maxRequestBodyBytes,
+    compression: { threshold: config.restCompressMinBytes },
     requestId: requestIdOf,
+    // Answers for one bearer of a token: never kept by a shared cache, revalidated by the client
+    // (RFC 9111, sections 5.2.2.4 and 5.2.2.7).
+    cacheControl: (req) => (req.headers.authorization === undefined ? undefined : "private, no-cache"),
     // The code of a refusal the transcoder decides itself (no route: not_found), for the log and metrics.
     onError: (error, req) => factsOf(req)?.answered(outcomeCode(error)),
   });

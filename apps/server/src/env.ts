@@ -36,6 +36,8 @@ export interface Config {
   readonly connections: ConnectionLimits;
   /** The largest request body on every protocol, counted after decompression. */
   readonly maxRequestBodyBytes: number;
+  /** REST answers at least this large are compressed for a client that accepts br, zstd or gzip. */
+  readonly restCompressMinBytes: number;
   /** Origins whose pages may call the API from a browser (CORS); empty: none. */
   readonly corsAllowedOrigins: readonly string[];
 }
@@ -90,6 +92,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit: loadRateLimitConfig(env),
     connections: loadConnectionLimits(env),
     maxRequestBodyBytes: integer(env, "MAX_REQUEST_BODY_BYTES", 1_048_576, 1024, 67_108_864),
+    restCompressMinBytes: integer(env, "REST_COMPRESS_MIN_BYTES", 1024, 0, 67_108_864),
     corsAllowedOrigins: loadCorsAllowedOrigins(env),
   };
 }

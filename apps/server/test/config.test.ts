@@ -64,6 +64,7 @@ describe("configuration", () => {
   it("bounds connections and request bodies by default", () => {
     expect(loadConfig({})).toMatchObject({
       maxRequestBodyBytes: 1_048_576,
+      restCompressMinBytes: 1024,
       connections: { headersTimeoutMs: 15_000, http2MaxConcurrentStreams: 100 },
     });
   });

@@ -102,6 +102,12 @@ describe("the Folio API's OpenAPI document", () => {
           in: "header",
           schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" },
         }),
+        expect.objectContaining({ name: "Accept-Encoding", in: "header" }),
+        expect.objectContaining({
+          name: "Content-Encoding",
+          in: "header",
+          schema: { type: "string", enum: ["br", "zstd", "gzip"] },
+        }),
       ]);
       expect(op.requestBody?.content["application/json"]?.example).toEqual({
         name: "Invoices 2026",
@@ -183,7 +189,17 @@ describe("the Folio API's OpenAPI document", () => {
         ["city", "query", { type: "string" }],
         ["country", "query", { type: "string" }],
         ["postalCode", "query", { type: "string" }],
+        ["fields", "query", { type: "string" }],
+        ["If-None-Match", "header", { type: "string" }],
+        ["Accept-Encoding", "header", { type: "string" }],
       ]);
+    });
+
+    it("declares the ETag of its answer and the 304 of a matching If-None-Match", () => {
+      expect(Object.keys((op.responses["200"] as ResponseObject | undefined)?.headers ?? {})).toEqual(
+        expect.arrayContaining(["ETag", "Content-Encoding"]),
+      );
+      expect((op.responses["304"] as ResponseObject | undefined)?.headers?.ETag).toBeDefined();
     });
 
     it("requires an OAuth 2.0 token with the scope project:read", () => {

@@ -2,6 +2,7 @@ import type { DescMethod } from "@bufbuild/protobuf";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import { hasRawResponse, type RawBodyTarget, rawBodyTarget } from "./http-body.js";
 import { collectHttpRoutes, type HttpRoute } from "./http-route.js";
+import { acceptsFieldsParameter, createPartialResponseWriters } from "./partial-response.js";
 import { createRequestMessageReader, type RequestMessageReader } from "./request-message.js";
 import { createResponseBodyWriter, type ResponseBodyWriter } from "./response-body.js";
 import type { MessageJsonWriter } from "./response-json.js";
@@ -18,6 +19,8 @@ export interface CompiledRoute {
   readonly registered: RegisteredMethod | undefined;
   readonly readMessage: RequestMessageReader;
   readonly writeResponse: ResponseBodyWriter;
+  /** The writer of the fields a `fields` parameter names (AIP-157), where the route takes one. */
+  readonly partialResponse: ((fields: string) => ResponseBodyWriter) | undefined;
   readonly successStatus: number;
   /** Where the raw request body goes when it is a `google.api.HttpBody` rather than JSON. */
   readonly rawBody: RawBodyTarget | undefined;
@@ -59,6 +62,11 @@ export function compileRoutes(options: HttpTranscoderOptions): RouteTable<Compil
       registered: options.router?.registered.get(handler.requestPath),
       readMessage: createRequestMessageReader(route, readOptions),
       writeResponse: createResponseBodyWriter(route, responseBodyOptions),
+      partialResponse: acceptsFieldsParameter(route, hasRawResponse(route))
+        ? createPartialResponseWriters(route, (selection) =>
+            createResponseBodyWriter(route, responseBodyOptions, selection),
+          )
+        : undefined,
       successStatus: options.successStatus?.(route.method) ?? 200,
       rawBody: rawBodyTarget(route),
       rawResponse: hasRawResponse(route),

@@ -1,4 +1,5 @@
 import type { ConnectError } from "@connectrpc/connect";
+import { supportedContentCodings } from "./content-coding.js";
 import { errorEnvelope } from "./error-envelope.js";
 import type { NodeServerRequest, NodeServerResponse } from "./node-types.js";
 import { createRequestIdReader } from "./request-id.js";
@@ -45,6 +46,10 @@ export function createErrorResponder(options: HttpTranscoderOptions): ErrorRespo
       res.statusCode = status;
       res.setHeader("content-type", errorContentType);
       res.setHeader(requestIdHeader, requestId);
+      if (status === 415) {
+        // The codings a request body may have (RFC 9110, section 12.5.3).
+        res.setHeader("accept-encoding", supportedContentCodings.join(", "));
+      }
       if (status === 413 && req.httpVersionMajor < 2) {
         // The rest of the body is not read: the connection cannot carry another request.
         res.setHeader("connection", "close");

@@ -4,10 +4,13 @@ import { type ContextValuesOf, callServerStreamInProcess, callUnaryInProcess } f
 import type { CompiledRoute } from "./compile-routes.js";
 import type { ErrorResponder } from "./error-response.js";
 import type { NodeHandlerFn, NodeServerRequest, NodeServerResponse } from "./node-types.js";
+import { takeFieldsParameter } from "./partial-response.js";
 import { readRequest } from "./read-request.js";
 import { splitRequestTarget } from "./request-target.js";
+import type { ResponseBodyWriter } from "./response-body.js";
 import { asConnectError, restError, restErrorRules } from "./rest-errors.js";
 import type { RouteTable } from "./route-table.js";
+import type { BodySending } from "./send-body.js";
 import { writeServerStream } from "./server-stream.js";
 import { writeUnaryResponse } from "./unary-response.js";
 
@@ -16,6 +19,7 @@ export interface RequestHandling {
   readonly maxBodyBytes: number;
   readonly contextValues: ContextValuesOf;
   readonly errors: ErrorResponder;
+  readonly sending: BodySending;
 }
 
 /**
@@ -32,13 +36,21 @@ export function createRequestHandler(
   return function handleHttpRequest(req, res) {
     const { path, query } = splitRequestTarget(req.url);
     const httpMethod = req.method ?? "GET";
-    const found = table.lookup(httpMethod, path);
+    // HEAD is the GET without its body (RFC 9110, section 9.3.2).
+    const found = table.lookup(httpMethod === "HEAD" ? "GET" : httpMethod, path);
+    if (found.kind === "method-not-allowed" && httpMethod === "OPTIONS") {
+      // What the path allows (RFC 9110, section 9.3.7); CORS preflights are the server's to answer.
+      res.statusCode = 204;
+      res.setHeader("allow", allowedMethods(found.allowed).join(", "));
+      res.end();
+      return;
+    }
     switch (found.kind) {
       case "not-found":
         errors.write(req, res, restError(restErrorRules.noRoute, `no route for ${httpMethod} ${path}`));
         return;
       case "method-not-allowed":
-        res.setHeader("allow", found.allowed.join(", "));
+        res.setHeader("allow", allowedMethods(found.allowed).join(", "));
         errors.write(
           req,
           res,
@@ -46,8 +58,21 @@ export function createRequestHandler(
         );
         return;
     }
-    readRequest(req, found.entry, found.segments, query, handling.maxBodyBytes)
-      .then((message) => callAndAnswer(req, res, found.entry, message, handling))
+    const entry = found.entry;
+    let partial: ResponseBodyWriter | undefined;
+    let rest = query;
+    if (entry.partialResponse !== undefined) {
+      try {
+        const taken = takeFieldsParameter(query);
+        rest = taken.query;
+        if (taken.fields !== undefined) partial = entry.partialResponse(taken.fields);
+      } catch (error) {
+        errors.write(req, res, asConnectError(error));
+        return;
+      }
+    }
+    readRequest(req, entry, found.segments, rest, handling.maxBodyBytes)
+      .then((message) => callAndAnswer(req, res, entry, message, handling, partial))
       .catch((error: unknown) => {
         errors.write(req, res, asConnectError(error));
       });
@@ -61,6 +86,7 @@ async function callAndAnswer(
   entry: CompiledRoute,
   message: Message,
   handling: RequestHandling,
+  partial: ResponseBodyWriter | undefined,
 ): Promise<void> {
   const { registered } = entry;
   const { contextValues } = handling;
@@ -76,5 +102,13 @@ async function callAndAnswer(
     registered !== undefined
       ? await callUnaryInProcess(req, res, entry, registered, message, contextValues)
       : await callUnaryThroughHandler(req, res, entry, message, contextValues);
-  writeUnaryResponse(req, res, entry, answer);
+  await writeUnaryResponse(req, res, entry, answer, handling.sending, partial);
+}
+
+/** The methods of a path: its routes', HEAD where GET is, and OPTIONS. */
+function allowedMethods(routes: readonly string[]): string[] {
+  const allowed = new Set(routes);
+  if (allowed.has("GET")) allowed.add("HEAD");
+  allowed.add("OPTIONS");
+  return [...allowed].sort();
 }

@@ -1,4 +1,5 @@
 import { compileRoutes } from "./compile-routes.js";
+import { createCompression } from "./content-coding.js";
 import { createErrorResponder } from "./error-response.js";
 import { createRequestHandler } from "./handle-request.js";
 import type { NodeHandlerFn } from "./node-types.js";
@@ -27,5 +28,10 @@ export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandle
     maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes,
     contextValues: options.contextValues,
     errors: createErrorResponder(options),
+    sending: {
+      compression: createCompression(options.compression),
+      etags: options.etags ?? true,
+      cacheControl: options.cacheControl,
+    },
   });
 }

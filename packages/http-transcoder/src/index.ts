@@ -8,12 +8,20 @@
 // (rawBodyTarget, hasRawResponse), the failures the transcoder answers itself (restErrorRules,
 // routeErrorRules), and the next-page link (nextPageTokenField).
 
+export {
+  type CompressionOptions,
+  type ContentCoding,
+  negotiateContentCoding,
+  supportedContentCodings,
+} from "./content-coding.js";
 export type { HttpError, HttpErrorDetail, HttpErrorEnvelope } from "./error-envelope.js";
 export { hasRawResponse, isHttpBody, type RawBodyTarget, rawBodyTarget } from "./http-body.js";
 export { collectHttpRoutes, type HttpPathVariable, type HttpRoute } from "./http-route.js";
+export { isCompressedRoute, isConditionalRoute } from "./http-semantics.js";
 export { createHttpTranscoder } from "./http-transcoder.js";
 export type { NodeHandlerFn, NodeServerRequest, NodeServerResponse } from "./node-types.js";
 export { nextPageTokenField } from "./page-links.js";
+export { acceptsFieldsParameter, fieldsParameter } from "./partial-response.js";
 export {
   type PathTemplate,
   type PathTemplateSegment,

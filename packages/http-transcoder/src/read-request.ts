@@ -21,10 +21,6 @@ export async function readRequest(
   query: string,
   maxBodyBytes: number,
 ): Promise<Message> {
-  const contentEncoding = req.headers["content-encoding"];
-  if (contentEncoding !== undefined && contentEncoding.toLowerCase() !== "identity") {
-    throw restError(restErrorRules.unsupportedMediaType, `unsupported Content-Encoding "${contentEncoding}"`);
-  }
   const route = entry.route;
   if (entry.rawBody !== undefined) {
     // google.api.HttpBody: the body as it is, whatever its type, with its Content-Type.

@@ -1,16 +1,34 @@
+import type { Readable } from "node:stream";
+import { createDecompressor, supportedContentCodings } from "./content-coding.js";
 import type { NodeServerRequest } from "./node-types.js";
 import { restError, restErrorRules } from "./rest-errors.js";
 
 const emptyBody = new Uint8Array(0);
 
 /**
- * Reads the request body, up to `maxBytes`. A body announced larger by its `Content-Length` is
- * refused before a byte of it is read; one that grows larger while arriving is refused as soon as
- * it does, and the rest is not buffered (RFC 9110, section 15.5.14: 413 Content Too Large).
+ * Reads the request body, up to `maxBytes`, decoded from its `Content-Encoding` (gzip, br, and
+ * zstd where Node has it). A body announced larger by its `Content-Length` is refused before a
+ * byte of it is read; one that grows larger while arriving, or while it is decompressed, is
+ * refused as soon as it does, and the rest is neither buffered nor decompressed (RFC 9110,
+ * section 15.5.14: 413 Content Too Large), so that a compression bomb costs at most `maxBytes`.
+ * An unsupported coding is 415 (RFC 9110, section 15.5.16).
  *
  * @private
  */
 export function readRequestBody(req: NodeServerRequest, maxBytes: number): Promise<Uint8Array> {
+  const encoding = req.headers["content-encoding"]?.trim().toLowerCase();
+  let decompressor: Decompressor | undefined;
+  if (encoding !== undefined && encoding !== "" && encoding !== "identity") {
+    decompressor = createDecompressor(encoding);
+    if (decompressor === undefined) {
+      return Promise.reject(
+        restError(
+          restErrorRules.unsupportedMediaType,
+          `unsupported Content-Encoding "${encoding}"; send ${supportedContentCodings.join(", ")} or none`,
+        ),
+      );
+    }
+  }
   const length = req.headers["content-length"];
   if (length !== undefined) {
     const announced = Number(length);
@@ -24,6 +42,15 @@ export function readRequestBody(req: NodeServerRequest, maxBytes: number): Promi
     // HTTP/1.1 without Content-Length or Transfer-Encoding: no body (RFC 9112, section 6.3).
     return Promise.resolve(emptyBody);
   }
+  return decompressor === undefined
+    ? collectBody(req, maxBytes, () => {})
+    : readCompressedBody(req, decompressor, encoding as string, maxBytes);
+}
+
+type Decompressor = NonNullable<ReturnType<typeof createDecompressor>>;
+
+/** Collects a stream's chunks up to `maxBytes`; `stop` is called when it refuses the rest. */
+function collectBody(source: Readable, maxBytes: number, stop: () => void): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -31,7 +58,8 @@ export function readRequestBody(req: NodeServerRequest, maxBytes: number): Promi
       size += chunk.byteLength;
       if (size > maxBytes) {
         cleanUp();
-        req.pause();
+        source.pause();
+        stop();
         reject(tooLarge(maxBytes));
         return;
       }
@@ -43,16 +71,56 @@ export function readRequestBody(req: NodeServerRequest, maxBytes: number): Promi
     };
     const onError = (error: Error) => {
       cleanUp();
+      stop();
       reject(error);
     };
     const cleanUp = () => {
-      req.off("data", onData);
-      req.off("end", onEnd);
-      req.off("error", onError);
+      source.off("data", onData);
+      source.off("end", onEnd);
+      source.off("error", onError);
     };
-    req.on("data", onData);
-    req.on("end", onEnd);
-    req.on("error", onError);
+    source.on("data", onData);
+    source.on("end", onEnd);
+    source.on("error", onError);
+  });
+}
+
+/** Feeds the body through the decompressor, the compressed and the decoded bytes both bounded. */
+function readCompressedBody(
+  req: NodeServerRequest,
+  decompressor: Decompressor,
+  encoding: string,
+  maxBytes: number,
+): Promise<Uint8Array> {
+  let compressed = 0;
+  let failed: Error | undefined;
+  const stop = () => {
+    req.off("data", onData);
+    req.off("end", onEnd);
+    req.pause();
+    decompressor.destroy();
+  };
+  const onData = (chunk: Buffer) => {
+    compressed += chunk.byteLength;
+    if (compressed > maxBytes) {
+      failed = tooLarge(maxBytes);
+      stop();
+      decompressor.emit("error", failed);
+      return;
+    }
+    // Waits for the decompressor, so that the compressed bytes do not pile up in front of it.
+    if (!decompressor.write(chunk)) {
+      req.pause();
+      decompressor.once("drain", () => req.resume());
+    }
+  };
+  const onEnd = () => decompressor.end();
+  req.on("data", onData);
+  req.on("end", onEnd);
+  return collectBody(decompressor, maxBytes, stop).catch((error: unknown) => {
+    if (failed !== undefined || (error instanceof Error && error.name === "ConnectError"))
+      throw failed ?? error;
+    throw restError(restErrorRules.invalidRequest, `request body: not valid ${encoding} data`);
   });
 }
 

@@ -5,6 +5,7 @@ import { nextPageTokenField } from "./page-links.js";
 import {
   createFieldJsonWriter,
   createMessageJsonWriter,
+  type FieldSelection,
   type MessageJsonWriter,
   type ResponseJsonOptions,
 } from "./response-json.js";
@@ -27,8 +28,12 @@ export interface ResponseBodyOptions {
   readonly messageWriters: Map<DescMethod, MessageJsonWriter>;
 }
 
-/** Compiles the {@link ResponseBodyWriter} of a route. @private */
-export function createResponseBodyWriter(route: HttpRoute, options: ResponseBodyOptions): ResponseBodyWriter {
+/** Compiles the {@link ResponseBodyWriter} of a route, of the fields `selection` names if given. @private */
+export function createResponseBodyWriter(
+  route: HttpRoute,
+  options: ResponseBodyOptions,
+  selection?: FieldSelection,
+): ResponseBodyWriter {
   const method = route.method;
   const raw = rawResponseReader(route);
   if (raw !== undefined) return raw;
@@ -37,8 +42,8 @@ export function createResponseBodyWriter(route: HttpRoute, options: ResponseBody
   let writeJson: MessageJsonWriter;
   if (route.responseBodyField !== undefined) {
     writeJson = createFieldJsonWriter(route.responseBodyField, options.json);
-  } else if (nextPageField !== undefined) {
-    writeJson = createMessageJsonWriter(method.output, options.json, nextPageField);
+  } else if (nextPageField !== undefined || selection !== undefined) {
+    writeJson = createMessageJsonWriter(method.output, options.json, nextPageField, selection);
   } else {
     let writer = options.messageWriters.get(method);
     if (writer === undefined) {

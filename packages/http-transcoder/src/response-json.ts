@@ -12,6 +12,7 @@ import {
 } from "@bufbuild/protobuf";
 import { base64Encode } from "@bufbuild/protobuf/wire";
 import { FeatureSet_FieldPresence, hasCustomJsonRepresentation, isWrapperDesc } from "@bufbuild/protobuf/wkt";
+import { type FieldConverter, literalBuilder, objectBuilder } from "./json-object-builder.js";
 import { type TimestampLike, timestampJson } from "./timestamp-json.js";
 
 /**
@@ -26,6 +27,14 @@ import { type TimestampLike, timestampJson } from "./timestamp-json.js";
  */
 export type MessageJsonWriter = (message: Message) => string;
 
+/**
+ * The fields of a message a partial response writes (AIP-157, the `fields` parameter), each with
+ * the selection inside it, or null for the whole field.
+ *
+ * @private
+ */
+export type FieldSelection = ReadonlyMap<DescField, FieldSelection | null>;
+
 /** How a {@link MessageJsonWriter} writes names and enums, and resolves `Any` and extensions. @private */
 export interface ResponseJsonOptions {
   readonly useProtoFieldName: boolean;
@@ -35,8 +44,6 @@ export interface ResponseJsonOptions {
 
 /** Turns a field's value, as protobuf-es holds it, into its JSON value. */
 type ValueConverter = (value: unknown) => JsonValue;
-/** Reads a field of a message and gives its JSON value. */
-type FieldConverter = (message: Record<string, unknown>) => JsonValue;
 
 // Written by hand rather than with `toJson`, its completion and `JSON.stringify`: that walked
 // every response twice (once to build the tree `toJson` leaves out fields of, once to add them).
@@ -54,8 +61,9 @@ export function createMessageJsonWriter(
   desc: DescMessage,
   options: ResponseJsonOptions,
   omit?: DescField,
+  selection?: FieldSelection,
 ): MessageJsonWriter {
-  const convert = new JsonValueCompiler(options).message(desc, omit);
+  const convert = new JsonValueCompiler(options).message(desc, omit, selection);
   return (message) => JSON.stringify(convert(message));
 }
 
@@ -84,17 +92,21 @@ class JsonValueCompiler {
     };
   }
 
-  message(desc: DescMessage, omit?: DescField): (message: Message) => JsonValue {
-    if (omit === undefined) {
+  message(desc: DescMessage, omit?: DescField, selection?: FieldSelection): (message: Message) => JsonValue {
+    // A partial response's converters are its own: the shared ones write every field.
+    const shared = omit === undefined && selection === undefined;
+    if (shared) {
       const known = this.converters.get(desc);
       if (known !== undefined) return known;
     }
     if (hasCustomJsonRepresentation(desc)) {
       const custom = this.customJson(desc);
-      if (omit === undefined) this.converters.set(desc, custom);
+      if (shared) this.converters.set(desc, custom);
       return custom;
     }
-    const fields = desc.fields.filter((field) => field !== omit);
+    const fields = desc.fields.filter(
+      (field) => field !== omit && (selection === undefined || selection.has(field)),
+    );
     const keys = fields.map((field) => (this.options.useProtoFieldName ? field.name : field.jsonName));
     // A field named `__proto__` would set the object's prototype instead of a key: such messages
     // get objects without one (JSON.stringify writes them alike).
@@ -106,7 +118,7 @@ class JsonValueCompiler {
     let build: ((message: Record<string, unknown>) => JsonObject) | undefined;
     const convert = (message: Message): JsonValue => {
       if (build === undefined) {
-        converters = fields.map((field) => this.field(field));
+        converters = fields.map((field) => this.field(field, selection?.get(field) ?? undefined));
         build = unusualKeys ? objectBuilder(keys, converters) : literalBuilder(keys, converters);
       }
       const json = build(message as unknown as Record<string, unknown>);
@@ -115,16 +127,16 @@ class JsonValueCompiler {
       }
       return json;
     };
-    if (omit === undefined) this.converters.set(desc, convert);
+    if (shared) this.converters.set(desc, convert);
     return convert;
   }
 
   /** The converter of a field's value inside its message: `null` when a field with presence is unset. */
-  field(field: DescField): FieldConverter {
+  field(field: DescField, selection?: FieldSelection): FieldConverter {
     const local = field.localName;
     switch (field.fieldKind) {
       case "list": {
-        const item = this.elementConverter(field);
+        const item = this.elementConverter(field, selection);
         return (m) => {
           const items = m[local] as unknown[];
           // Pushed, not preallocated: JSON.stringify takes its fast path for packed arrays only.
@@ -134,7 +146,7 @@ class JsonValueCompiler {
         };
       }
       case "map": {
-        const entry = this.elementConverter(field);
+        const entry = this.elementConverter(field, selection);
         return (m) => {
           const record = m[local] as Record<string, unknown>;
           // Without a prototype: a map key may be "__proto__".
@@ -144,7 +156,7 @@ class JsonValueCompiler {
         };
       }
       default: {
-        const convert = this.singularConverter(field);
+        const convert = this.singularConverter(field, selection);
         if (field.oneof !== undefined) {
           const oneof = field.oneof.localName;
           return (m) => {
@@ -164,7 +176,10 @@ class JsonValueCompiler {
     }
   }
 
-  private singularConverter(field: DescField & { fieldKind: "scalar" | "enum" | "message" }): ValueConverter {
+  private singularConverter(
+    field: DescField & { fieldKind: "scalar" | "enum" | "message" },
+    selection?: FieldSelection,
+  ): ValueConverter {
     switch (field.fieldKind) {
       case "scalar":
         return scalarConverter(field.scalar);
@@ -176,25 +191,32 @@ class JsonValueCompiler {
         if (field.oneof === undefined && isWrapperDesc(field.message)) {
           return scalarConverter((field.message.fields[0] as DescField & { scalar: ScalarType }).scalar);
         }
-        return this.messageValueConverter(field.message, field);
+        return this.messageValueConverter(field.message, field, selection);
     }
   }
 
   /** The converter of a list's items or a map's values: a scalar, an enum or a message each. */
-  private elementConverter(field: DescField & { fieldKind: "list" | "map" }): ValueConverter {
+  private elementConverter(
+    field: DescField & { fieldKind: "list" | "map" },
+    selection?: FieldSelection,
+  ): ValueConverter {
     if (field.scalar !== undefined) return scalarConverter(field.scalar);
     if (field.enum !== undefined) return this.enumConverter(field.enum);
-    return this.messageValueConverter(field.message as DescMessage, field);
+    return this.messageValueConverter(field.message as DescMessage, field, selection);
   }
 
-  private messageValueConverter(desc: DescMessage, field: DescField): ValueConverter {
+  private messageValueConverter(
+    desc: DescMessage,
+    field: DescField,
+    selection?: FieldSelection,
+  ): ValueConverter {
     // protobuf-es keeps a google.protobuf.Struct field (but inside a Value) as its JSON object.
     if (desc.typeName === "google.protobuf.Struct" && field.parent.typeName !== "google.protobuf.Value") {
       return (value) => value as JsonValue;
     }
     let convert: ((message: Message) => JsonValue) | undefined;
     return (value) => {
-      convert ??= this.message(desc);
+      convert ??= this.message(desc, undefined, selection);
       return convert(value as Message);
     };
   }
@@ -216,34 +238,6 @@ class JsonValueCompiler {
     }
     return general;
   }
-}
-
-/**
- * Builds a message's JSON object with an object literal generated for its keys, so that every
- * object of the type has the same shape from the start, which V8 stringifies faster than the
- * same object built key by key (10-25% on a 1000-row page here). The keys are written as JSON strings, which are
- * JavaScript string literals; nothing else of the schema goes into the generated code.
- */
-function literalBuilder(
-  keys: readonly string[],
-  converters: readonly FieldConverter[],
-): (message: Record<string, unknown>) => JsonObject {
-  const properties = keys.map((key, i) => `${JSON.stringify(key)}: c[${i}](m)`).join(", ");
-  return new Function("c", `return (m) => ({ ${properties} });`)(converters);
-}
-
-/** Builds a message's JSON object key by key, on an object without a prototype. */
-function objectBuilder(
-  keys: readonly string[],
-  converters: readonly FieldConverter[],
-): (message: Record<string, unknown>) => JsonObject {
-  return (message) => {
-    const json: JsonObject = Object.create(null);
-    for (let i = 0; i < converters.length; i++) {
-      json[keys[i] as string] = (converters[i] as FieldConverter)(message);
-    }
-    return json;
-  };
 }
 
 function scalarConverter(scalar: ScalarType): ValueConverter {

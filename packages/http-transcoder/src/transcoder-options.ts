@@ -1,6 +1,7 @@
 import type { DescMethod, DescService, Registry } from "@bufbuild/protobuf";
 import type { ConnectError, ContextValues } from "@connectrpc/connect";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
+import type { CompressionOptions } from "./content-coding.js";
 import type { HttpErrorEnvelope } from "./error-envelope.js";
 import type { HttpRoute } from "./http-route.js";
 import type { NodeServerRequest, NodeServerResponse } from "./node-types.js";
@@ -75,6 +76,16 @@ export interface HttpTranscoderOptions {
    * log and metrics to record the code the client gets.
    */
   readonly onError?: (error: ConnectError, req: NodeServerRequest) => void;
+  /**
+   * How unary answers are compressed for the `Accept-Encoding` of the client (br, zstd where Node
+   * has it, gzip), or `false` for never. Request bodies in these codings are read whatever this
+   * says. Default: every coding, above 1024 bytes.
+   */
+  readonly compression?: CompressionOptions | false;
+  /** Send a strong `ETag` on GET answers and `304 Not Modified` for a matching `If-None-Match`. Default true. */
+  readonly etags?: boolean;
+  /** The `Cache-Control` of a successful GET answer (and its 304), or undefined for none. Default none. */
+  readonly cacheControl?: (req: NodeServerRequest) => string | undefined;
 }
 
 /** What {@link HttpTranscoderOptions.errorBody} knows of an error response. */

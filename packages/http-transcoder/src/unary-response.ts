@@ -2,8 +2,9 @@ import type { Message } from "@bufbuild/protobuf";
 import type { CompiledRoute } from "./compile-routes.js";
 import type { NodeServerRequest, NodeServerResponse } from "./node-types.js";
 import { appendNextPageLink } from "./page-links.js";
-import { bodyBytes } from "./response-body.js";
+import { bodyBytes, type ResponseBodyWriter } from "./response-body.js";
 import { setResponseHeaders } from "./rest-headers.js";
+import { type BodySending, sendBody } from "./send-body.js";
 
 /** What a unary call answered: the response message, and the headers and trailers it set. @private */
 export interface UnaryAnswer {
@@ -14,7 +15,8 @@ export interface UnaryAnswer {
 
 /**
  * Writes the answer of a unary call: the route's success status, the call's headers and trailers
- * as headers, the next page as a `Link` (with `pageLinks`), and the body.
+ * as headers, the next page as a `Link` (with `pageLinks`), and the body (see {@link sendBody}):
+ * the fields of `partial` only, for a `fields` parameter.
  *
  * @private
  */
@@ -23,8 +25,10 @@ export function writeUnaryResponse(
   res: NodeServerResponse,
   entry: CompiledRoute,
   answer: UnaryAnswer,
-): void {
-  const { body, contentType, nextPageToken } = entry.writeResponse(answer.output);
+  sending: BodySending,
+  partial?: ResponseBodyWriter,
+): Promise<void> {
+  const { body, contentType, nextPageToken } = (partial ?? entry.writeResponse)(answer.output);
   setResponseHeaders(res, answer.header);
   setResponseHeaders(res, answer.trailer);
   if (nextPageToken !== undefined) {
@@ -32,5 +36,5 @@ export function writeUnaryResponse(
   }
   res.statusCode = entry.successStatus;
   res.setHeader("content-type", contentType);
-  res.end(bodyBytes(body));
+  return sendBody(req, res, bodyBytes(body), sending);
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { supportedContentCodings } from "../src/index.js";
 import {
   type LibraryServer,
   startLibraryServer,
@@ -209,14 +210,14 @@ describe.each(transcoderCalls)("calls %s", (calls) => {
         request: { method: "POST", path: "/v1/shelves/s1/books/b1" },
         status: 405,
         error: { code: "unimplemented", details: [] },
-        headers: { allow: "DELETE, GET, PATCH, PUT" },
+        headers: { allow: "DELETE, GET, HEAD, OPTIONS, PATCH, PUT" },
       },
       {
         it: "answers 405 with Allow for a method of another binding",
         request: { method: "GET", path: "/v1/shelves" },
         status: 405,
         error: { code: "unimplemented" },
-        headers: { allow: "POST" },
+        headers: { allow: "OPTIONS, POST" },
       },
       {
         it: 'matches no route for a path ending in a colon with no verb after it (Verb = ":" LITERAL)',
@@ -420,15 +421,19 @@ describe.each(transcoderCalls)("calls %s", (calls) => {
         error: { code: "invalid_argument", message: expect.stringContaining("application/json") },
       },
       {
-        it: "refuses a compressed body with 415",
+        it: "refuses a body in a coding it does not read with 415, naming those it reads",
         request: {
           method: "PUT",
           path: "/v1/shelves/s1/books/b1",
           body: "{}",
-          headers: { "content-encoding": "gzip" },
+          headers: { "content-encoding": "compress" },
         },
         status: 415,
-        error: { code: "invalid_argument", message: 'unsupported Content-Encoding "gzip"' },
+        error: {
+          code: "invalid_argument",
+          message: `unsupported Content-Encoding "compress"; send ${supportedContentCodings.join(", ")} or none`,
+        },
+        headers: { "accept-encoding": supportedContentCodings.join(", ") },
       },
       {
         it: "refuses a charset other than UTF-8 with 415",
@@ -983,8 +988,8 @@ describe.each(transcoderCalls)("calls %s", (calls) => {
 
     it.each<Row>([
       {
-        it: "refuses a compressed HttpBody with 415",
-        request: { method: "POST", path: "/v1/echo", body: "x", headers: { "content-encoding": "gzip" } },
+        it: "refuses an HttpBody in a coding it does not read with 415",
+        request: { method: "POST", path: "/v1/echo", body: "x", headers: { "content-encoding": "deflate" } },
         status: 415,
         error: { code: "invalid_argument" },
       },

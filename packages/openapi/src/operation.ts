@@ -4,6 +4,7 @@ import type { CommentLookup } from "./comments.js";
 import type { OpenApiDocumentOptions } from "./document-options.js";
 import { errorResponses } from "./error-responses.js";
 import { ERROR_ENVELOPE_SCHEMA } from "./errors.js";
+import { httpSemanticsParameters, httpSemanticsResponses } from "./http-semantics.js";
 import type { OperationObject, ResponseObject } from "./openapi-types.js";
 import { headerParameters, pathParameters, queryParameters } from "./parameters.js";
 import type { SchemaBuilder } from "./schemas.js";
@@ -40,10 +41,19 @@ export function operationFor(route: HttpRoute, context: OperationContext): Opera
     ...pathParameters(route, schemas, comments),
     ...queryParameters(route, schemas, comments, options.jsonOptions?.useProtoFieldName ?? false),
     ...headerParameters(options.requestHeaders?.(method)),
+    ...httpSemanticsParameters(route),
   ];
   const requestBody = requestBodyFor(route, schemas, comments, options.requestExample?.(method));
   const status = options.successStatus?.(method) ?? 200;
   const operationId = `${service.name}_${method.name}${route.binding > 0 ? `_${route.binding}` : ""}`;
+  const success = successResponse(
+    route,
+    status,
+    schemas,
+    comments,
+    options.pageLinks ?? false,
+    options.errorBody?.schemaName ?? ERROR_ENVELOPE_SCHEMA,
+  );
   const operation: OperationObject = {
     operationId,
     summary: humanize(method.name),
@@ -52,14 +62,8 @@ export function operationFor(route: HttpRoute, context: OperationContext): Opera
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(requestBody !== undefined ? { requestBody } : {}),
     responses: {
-      [String(status)]: successResponse(
-        route,
-        status,
-        schemas,
-        comments,
-        options.pageLinks ?? false,
-        options.errorBody?.schemaName ?? ERROR_ENVELOPE_SCHEMA,
-      ),
+      [String(status)]: success,
+      ...httpSemanticsResponses(route, success),
       ...errorResponses(route, requiredScope, options),
     },
   };

@@ -143,7 +143,8 @@ describe("the document of the library API, against the transcoder serving it", (
     const { operation: op } = operation("LibraryService_ListBooks");
     const query = new URLSearchParams();
     for (const parameter of op.parameters ?? []) {
-      if (parameter.in !== "query") continue;
+      // `fields` selects what the answer holds: every field is wanted here.
+      if (parameter.in !== "query" || parameter.name === "fields") continue;
       const items = parameter.schema.type === "array" ? (parameter.schema.items as SchemaObject) : undefined;
       query.append(parameter.name, sampleValue(items ?? parameter.schema));
       if (items !== undefined) query.append(parameter.name, sampleValue(items));

@@ -27,9 +27,14 @@ const ALLOWED_METHODS = [...new Set([...cors.allowedMethods, "GET", "POST"])];
 /** Request headers of Connect and gRPC-Web, and REST's own. */
 const ALLOWED_HEADERS = [
   ...new Set(
-    [...cors.allowedHeaders, "Authorization", "Content-Type", "Idempotency-Key", "X-Request-Id"].map((h) =>
-      h.toLowerCase(),
-    ),
+    [
+      ...cors.allowedHeaders,
+      "Authorization",
+      "Content-Type",
+      "Idempotency-Key",
+      "X-Request-Id",
+      "If-None-Match",
+    ].map((h) => h.toLowerCase()),
   ),
 ];
 
@@ -39,6 +44,7 @@ const EXPOSED_HEADERS = [
     [
       ...cors.exposedHeaders,
       "X-Request-Id",
+      "ETag",
       "Link",
       "Retry-After",
       "RateLimit-Limit",

@@ -1,16 +1,103 @@
 import type http from "node:http";
+import http2 from "node:http2";
+import type net from "node:net";
+
+/** How long, and how much, a connection is read and discarded after an early answer. */
+export interface LingeringClose {
+  /** The most time spent reading what the client still sends (nginx `lingering_time`). */
+  readonly lingerTimeMs: number;
+  /** The longest wait for the client's next bytes (nginx `lingering_timeout`). */
+  readonly lingerIdleMs: number;
+  /** The most bytes read and discarded. */
+  readonly lingerMaxBytes: number;
+}
+
+/** The bounds used when none are given: a few seconds, a few MiB. */
+export const DEFAULT_LINGERING_CLOSE: LingeringClose = {
+  lingerTimeMs: 5_000,
+  lingerIdleMs: 2_000,
+  lingerMaxBytes: 4 * 1024 * 1024,
+};
 
 /**
  * Marks an HTTP/1.1 response `Connection: close` when it starts before its request has fully
- * arrived (a body refused as too large, say). The handler then stops reading and Node closes the
- * connection once the response is sent, because the unread rest of the body stands before any
- * next request; announcing keep-alive would have the client send its next request into a
- * connection about to close (RFC 9112, section 9.6).
+ * arrived (a body refused as too large, say), and closes the connection lingeringly once the
+ * response is sent. Announcing keep-alive would have the client send its next request into a
+ * connection about to close (RFC 9112, section 9.6). Closing at once would reset the connection
+ * while the client still sends, and a client that is still sending (Node's `fetch`) then loses the
+ * answer (RFC 9112, section 9.6: a server "SHOULD NOT" fully close before the client acknowledges
+ * it): the server half-closes, reads and discards what still comes, within `bounds`, then closes,
+ * as nginx's `lingering_close` does.
  */
-export function closeAfterEarlyResponse(req: http.IncomingMessage, res: http.ServerResponse): void {
+export function closeAfterEarlyResponse(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  bounds: LingeringClose = DEFAULT_LINGERING_CLOSE,
+): void {
   const writeHead = res.writeHead;
   res.writeHead = function (this: http.ServerResponse, ...args: unknown[]) {
-    if (!req.complete && !this.headersSent) this.setHeader("connection", "close");
+    if (!req.complete && !this.headersSent) {
+      this.setHeader("connection", "close");
+      const socket = this.socket as net.Socket | null;
+      if (socket !== null) lingerOnClose(socket, req, bounds);
+    }
     return (writeHead as (...a: unknown[]) => http.ServerResponse).apply(this, args);
   } as typeof res.writeHead;
+}
+
+/**
+ * Replaces the close Node does after a `Connection: close` response (`socket.destroySoon()`, a
+ * full close) with a lingering one: the write side ends (FIN, after the response), the rest of
+ * the request is read through the parser and dropped, and the socket is destroyed when the
+ * client has sent everything, after `lingerIdleMs` without bytes, after `lingerTimeMs`, or after
+ * `lingerMaxBytes`, whichever comes first.
+ */
+function lingerOnClose(socket: net.Socket, req: http.IncomingMessage, bounds: LingeringClose): void {
+  const lingering = socket as net.Socket & { destroySoon?: () => void };
+  lingering.destroySoon = () => {
+    let discarded = 0;
+    let idle: NodeJS.Timeout | undefined;
+    const cut = () => {
+      clearTimeout(idle);
+      clearTimeout(total);
+      socket.destroy();
+    };
+    const total = setTimeout(cut, bounds.lingerTimeMs);
+    const rearm = () => {
+      clearTimeout(idle);
+      idle = setTimeout(cut, bounds.lingerIdleMs);
+    };
+    rearm();
+    socket.once("close", cut);
+    req.on("data", (chunk: Buffer) => {
+      discarded += chunk.byteLength;
+      if (discarded > bounds.lingerMaxBytes) cut();
+      else rearm();
+    });
+    req.once("end", cut);
+    req.once("error", cut);
+    req.resume();
+    socket.end();
+  };
+}
+
+/**
+ * On HTTP/2, ends the stream of a response that finished before its request arrived with
+ * RST_STREAM `NO_ERROR`, telling the client to stop sending without failing the answer it has
+ * (RFC 9113, section 8.1).
+ */
+export function resetAfterEarlyResponse(req: http2.Http2ServerRequest, res: http2.Http2ServerResponse): void {
+  const stream = res.stream;
+  // The stream's own "finish" (the response's comes only when the stream closes); the RST_STREAM
+  // must follow the frame with END_STREAM, which nghttp2 sends on a later turn of the loop.
+  stream.once("finish", () => {
+    if (req.complete) return;
+    let turns = 0;
+    const resetWhenSent = () => {
+      if (stream.destroyed || stream.closed || req.complete) return;
+      if (stream.state.localClose === 1 || ++turns > 100) stream.close(http2.constants.NGHTTP2_NO_ERROR);
+      else setImmediate(resetWhenSent);
+    };
+    setImmediate(resetWhenSent);
+  });
 }

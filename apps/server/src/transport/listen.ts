@@ -4,7 +4,7 @@ import http2 from "node:http2";
 import net from "node:net";
 import { answerClientError } from "./client-error.js";
 import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from "./connection-limits.js";
-import { closeAfterEarlyResponse } from "./early-response.js";
+import { closeAfterEarlyResponse, resetAfterEarlyResponse } from "./early-response.js";
 import { routeByFirstBytes } from "./first-bytes.js";
 import { limitHttp2Session } from "./http2-session-limits.js";
 import type { NodeHandler } from "./node-handler.js";
@@ -49,6 +49,8 @@ export async function listen(
       responses.set(socket, res);
       res.once("close", () => responses.delete(socket));
       closeAfterEarlyResponse(req as http.IncomingMessage, res);
+    } else if (res instanceof http2.Http2ServerResponse) {
+      resetAfterEarlyResponse(req as http2.Http2ServerRequest, res);
     }
     handler(req, res);
   };

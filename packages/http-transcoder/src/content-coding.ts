@@ -1,0 +1,121 @@
+import zlib from "node:zlib";
+
+/** A content coding the transcoder reads and writes (RFC 9110, section 8.4.1). */
+export type ContentCoding = "br" | "gzip" | "zstd";
+
+// zstd arrived in Node 23.8 / 22.15; older versions have neither function.
+const zstdSupported = typeof (zlib as { createZstdDecompress?: unknown }).createZstdDecompress === "function";
+
+/**
+ * The content codings of this Node version, in the order a response prefers them when a client
+ * accepts several with the same weight: `br`, then `zstd` (where Node has it), then `gzip`.
+ */
+export const supportedContentCodings: readonly ContentCoding[] = zstdSupported
+  ? ["br", "zstd", "gzip"]
+  : ["br", "gzip"];
+
+/**
+ * How responses are compressed. The levels were picked by measuring a 1000-row list page (350 KB
+ * of JSON): see docs/benchmarks.md of the Folio repository.
+ */
+export interface CompressionOptions {
+  /** Bodies smaller than this many bytes are sent as they are. Default 1024. */
+  readonly threshold?: number;
+  /** The codings offered, in the order preferred. Default {@link supportedContentCodings}. */
+  readonly codings?: readonly ContentCoding[];
+  /** The gzip level, 1 to 9. Default 6. */
+  readonly gzipLevel?: number;
+  /** The brotli quality, 0 to 11. Default 4. */
+  readonly brotliQuality?: number;
+  /** The zstd level. Default 1. */
+  readonly zstdLevel?: number;
+}
+
+/** Compression settings with every default filled in. @private */
+export interface Compression {
+  readonly threshold: number;
+  readonly codings: readonly ContentCoding[];
+  compress(coding: ContentCoding, body: Uint8Array): Promise<Uint8Array>;
+}
+
+/** The {@link Compression} of the `compression` option (`false`: none). @private */
+export function createCompression(options: CompressionOptions | false | undefined): Compression | undefined {
+  if (options === false) return undefined;
+  const gzip = { level: options?.gzipLevel ?? 6 };
+  const brotliQuality = options?.brotliQuality ?? 4;
+  const zstdLevel = options?.zstdLevel ?? 1;
+  return {
+    threshold: options?.threshold ?? 1024,
+    codings: (options?.codings ?? supportedContentCodings).filter((c) => supportedContentCodings.includes(c)),
+    compress(coding, body) {
+      // On the thread pool: a 350 KB page takes milliseconds, which the event loop is spared.
+      return new Promise((resolve, reject) => {
+        const done = (error: Error | null, result: Buffer) => (error ? reject(error) : resolve(result));
+        if (coding === "gzip") zlib.gzip(body, gzip, done);
+        else if (coding === "br") {
+          const params = {
+            [zlib.constants.BROTLI_PARAM_QUALITY]: brotliQuality,
+            [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength,
+          };
+          zlib.brotliCompress(body, { params }, done);
+        } else {
+          const params = { [zlib.constants.ZSTD_c_compressionLevel]: zstdLevel };
+          (zlib as unknown as { zstdCompress: typeof zlib.gzip }).zstdCompress(
+            body,
+            { params } as zlib.ZlibOptions,
+            done,
+          );
+        }
+      });
+    },
+  };
+}
+
+/**
+ * The coding to answer with for an `Accept-Encoding` (RFC 9110, section 12.5.3): the acceptable
+ * one with the highest weight, ties broken by the server's order; none (identity) when nothing
+ * offered is accepted. `*` stands for every coding not named.
+ *
+ * @private
+ */
+export function negotiateContentCoding(
+  accept: string | string[] | undefined,
+  offered: readonly ContentCoding[],
+): ContentCoding | undefined {
+  if (accept === undefined || offered.length === 0) return undefined;
+  const weights = new Map<string, number>();
+  for (const item of (Array.isArray(accept) ? accept.join(",") : accept).split(",")) {
+    const [name = "", ...parameters] = item.split(";").map((part) => part.trim().toLowerCase());
+    if (name === "") continue;
+    const q = parameters.find((p) => p.startsWith("q="));
+    const weight = q === undefined ? 1 : Number(q.slice(2));
+    weights.set(name === "x-gzip" ? "gzip" : name, Number.isFinite(weight) ? weight : 0);
+  }
+  let best: ContentCoding | undefined;
+  let bestWeight = 0;
+  for (const coding of offered) {
+    const weight = weights.get(coding) ?? weights.get("*") ?? 0;
+    if (weight > bestWeight) {
+      best = coding;
+      bestWeight = weight;
+    }
+  }
+  return best;
+}
+
+/** A decompressing stream for a request's `Content-Encoding`, or undefined for one not supported. @private */
+export function createDecompressor(coding: string): zlib.Gunzip | zlib.BrotliDecompress | undefined {
+  switch (coding) {
+    case "gzip":
+    case "x-gzip":
+      return zlib.createGunzip();
+    case "br":
+      return zlib.createBrotliDecompress();
+    case "zstd":
+      return zstdSupported
+        ? (zlib as unknown as { createZstdDecompress(): zlib.Gunzip }).createZstdDecompress()
+        : undefined;
+    default:
+      return undefined;
+  }
+}
