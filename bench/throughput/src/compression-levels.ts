@@ -30,7 +30,7 @@ console.log("| ------ | ----- | --------------- | ----- |");
 function measure(coding: string, level: number, compress: () => Buffer): void {
   for (let i = 0; i < 5; i++) compress();
   const start = process.cpuUsage();
-  let out = Buffer.alloc(0);
+  let out: Buffer = Buffer.alloc(0);
   for (let i = 0; i < rounds; i++) out = compress();
   const used = process.cpuUsage(start);
   console.log(
