@@ -136,7 +136,7 @@ async function compare(): Promise<boolean> {
     `${options.rounds} interleaved round(s); samples of ${options.duration} s after ${options.warmup} s of warm-up; ${options.connections} connections, one request in flight each; load generator threads: ${options.threads}`,
   );
   console.log(
-    `every server: its own process, a pool of ${options.pool} connections, the same JWKS file, token and page-token key`,
+    `every server: its own process, a pool of ${options.pool} connections, the same JWKS file, token and page-token key${options.nodeFlags.length > 0 ? `, node ${options.nodeFlags.join(" ")}` : ""}`,
   );
   console.log(
     `Folio: ${SERVER_ENTRY.folio}, DATABASE_POOL_SIZE=${options.pool}, rate limits off, METRICS_PORT=off, LOG_LEVEL=warn`,
@@ -164,11 +164,11 @@ async function compare(): Promise<boolean> {
   let profileDir: string | undefined;
   const servers = new Map<ServerKind, RunningServer>();
   for (const kind of kinds) {
-    let execArgv: string[] = [];
+    const execArgv = [...options.nodeFlags];
     if (options.profile !== undefined && SERVER_OF[options.profile] === kind) {
       profileDir = join(tmpdir(), `folio-throughput-profile-${Date.now()}`);
       await mkdir(profileDir, { recursive: true });
-      execArgv = ["--cpu-prof", "--cpu-prof-dir", profileDir];
+      execArgv.push("--cpu-prof", "--cpu-prof-dir", profileDir);
     }
     const server = await startServer(kind, setup, { execArgv });
     cleanups.push(() => server.stop());

@@ -19,6 +19,8 @@ export const USAGE = `Usage: node bench/throughput/src/compare.ts [flags]   (aft
   --cold-starts N      cold starts of Folio and Fastify each, median printed (default 3; 0: none)
   --profile NAME       run the server of contestant NAME with --cpu-prof; prints where the profile is
                        (the Folio contestants share one process: narrow with --contestants)
+  --node-flags FLAGS   Node options for every server's process, space-separated, e.g.
+                       "--max-semi-space-size=16" (V8's young generation, see docs/benchmarks.md)
 
   FOLIO_MAIN=path/to/main.js  measures that build of Folio instead of apps/server/dist/main.js`;
 
@@ -35,6 +37,8 @@ export interface CompareArgs {
   readonly pool: number;
   readonly coldStarts: number;
   readonly profile: Contestant | undefined;
+  /** Node options every server runs with (each contestant alike). */
+  readonly nodeFlags: readonly string[];
 }
 
 /** The flags, checked; throws with a message naming the bad one. */
@@ -54,6 +58,7 @@ export function readArgs(argv: readonly string[]): CompareArgs | "help" {
       pool: { type: "string", default: "10" },
       "cold-starts": { type: "string", default: "3" },
       profile: { type: "string" },
+      "node-flags": { type: "string", default: "" },
       help: { type: "boolean", default: false },
     },
   });
@@ -92,5 +97,6 @@ export function readArgs(argv: readonly string[]): CompareArgs | "help" {
     pool: number("pool", values.pool, 1),
     coldStarts: number("cold-starts", values["cold-starts"], 0),
     profile,
+    nodeFlags: values["node-flags"].split(" ").filter((flag) => flag !== ""),
   };
 }
