@@ -57,10 +57,10 @@ describe.skipIf(skipBrowserTests)(`REST from a page in headless Chromium${browse
     const seen = await page.evaluate(
       async ({ token, ids, pageSize }) => {
         const url = `/api/v1/projects?pageSize=${pageSize}`;
-        const get = async (requestId: string, init: RequestInit = {}) => {
+        const get = async (requestId: string, cache: RequestCache, headers: Record<string, string> = {}) => {
           const response = await fetch(url, {
-            ...init,
-            headers: { authorization: `Bearer ${token}`, "x-request-id": requestId, ...init.headers },
+            cache,
+            headers: { authorization: `Bearer ${token}`, "x-request-id": requestId, ...headers },
           });
           const text = await response.text();
           return {
@@ -73,13 +73,10 @@ describe.skipIf(skipBrowserTests)(`REST from a page in headless Chromium${browse
         };
         // The first time, and again as a page that polls would: the browser revalidates what it
         // keeps (`private, no-cache`) with If-None-Match, and gives the page the kept answer.
-        const first = await get(ids[0] as string, { cache: "no-cache" });
-        const again = await get(ids[1] as string, { cache: "no-cache" });
+        const first = await get(ids[0] as string, "no-cache");
+        const again = await get(ids[1] as string, "no-cache");
         // The tag sent by the page itself, bypassing the browser's cache: the page sees the 304.
-        const tagged = await get(ids[2] as string, {
-          cache: "no-store",
-          headers: { "if-none-match": first.etag ?? "" },
-        });
+        const tagged = await get(ids[2] as string, "no-store", { "if-none-match": first.etag ?? "" });
         return { first, again, tagged };
       },
       { token, ids, pageSize: PROJECTS },

@@ -133,6 +133,7 @@ describe.each([false, true])("server streams compressed per message, HTTP/2: %s"
   it.each(cases)(
     "$format in $coding: the first message decodes while the server holds the stream open",
     async ({ coding, accept, first }) => {
+      const cancelledBefore = server.cancelled.length;
       const stream = await receive(server, h2, "/v1/shelves/held/books:watch?count=2", {
         accept,
         "accept-encoding": coding,
@@ -150,7 +151,10 @@ describe.each([false, true])("server streams compressed per message, HTTP/2: %s"
       } finally {
         stream.cancel();
       }
-      await vi.waitFor(() => expect(server.cancelled).toContain("WatchBooks"), { timeout: 10_000 });
+      // The client went away: the handler's wait ends with the call.
+      await vi.waitFor(() => expect(server.cancelled.length).toBeGreaterThan(cancelledBefore), {
+        timeout: 10_000,
+      });
     },
   );
 
