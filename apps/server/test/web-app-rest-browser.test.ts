@@ -67,8 +67,7 @@ describe.skipIf(skipBrowserTests)(`REST from a page in headless Chromium${browse
             status: response.status,
             encoding: response.headers.get("content-encoding"),
             etag: response.headers.get("etag"),
-            projects:
-              text === "" ? 0 : (JSON.parse(text) as { projects: unknown[] }).projects.length,
+            projects: text === "" ? 0 : (JSON.parse(text) as { projects: unknown[] }).projects.length,
           };
         };
         // The first time, and again as a page that polls would: the browser revalidates what it

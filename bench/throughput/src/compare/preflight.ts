@@ -182,10 +182,7 @@ export async function preflight(
       const body = await response.text();
       expect(response.status === 200, `${what}: HTTP ${response.status} ${body.slice(0, 300)}`);
       const encoding = response.headers.get("content-encoding");
-      expect(
-        encoding === (coding ?? null),
-        `${what}: Content-Encoding ${encoding}, not ${coding ?? "none"}`,
-      );
+      expect(encoding === (coding ?? null), `${what}: Content-Encoding ${encoding}, not ${coding ?? "none"}`);
       if (coding !== undefined) {
         notes.push(`${workload}: ${contestant} answers Content-Encoding ${coding}, decoded by fetch`);
       }
