@@ -63,7 +63,9 @@ function lingerOnClose(socket: net.Socket, req: http.IncomingMessage, bounds: Li
     };
     rearm();
     socket.once("close", cut);
-    req.on("data", (chunk: Buffer) => {
+    // Counted on the socket: Node has dumped the request once its response finished, and a dumped
+    // request's body bytes are dropped by the parser, never emitted as the request's data.
+    socket.on("data", (chunk: Buffer) => {
       discarded += chunk.byteLength;
       if (discarded > bounds.lingerMaxBytes) cut();
       else rearm();
