@@ -69,6 +69,21 @@ describe("configuration", () => {
     });
   });
 
+  it("bounds the lingering close after an early answer: 5 s, 2 s idle, 4 MiB unless configured", () => {
+    expect(loadConfig({}).connections).toMatchObject({
+      lingerTimeMs: 5_000,
+      lingerIdleMs: 2_000,
+      lingerMaxBytes: 4 * 1024 * 1024,
+    });
+    expect(
+      loadConfig({ HTTP_LINGER_TIME_MS: "600", HTTP_LINGER_IDLE_MS: "100", HTTP_LINGER_MAX_BYTES: "65536" })
+        .connections,
+    ).toMatchObject({ lingerTimeMs: 600, lingerIdleMs: 100, lingerMaxBytes: 65_536 });
+    expect(() => loadConfig({ HTTP_LINGER_MAX_BYTES: "-1" })).toThrow(
+      /HTTP_LINGER_MAX_BYTES must be an integer from 0/,
+    );
+  });
+
   it("uses a JWKS when one is configured", () => {
     const config = loadConfig({
       AUTH_JWKS_URL: "https://issuer.example/jwks.json",

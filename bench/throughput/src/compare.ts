@@ -4,11 +4,13 @@
 // grpc-js-service.ts, sharing baseline/), on one fresh database, one ES256 key and one token, each
 // server a child process of its own with a pool of 10 connections.
 //
-// Workloads: ListProjects of 10 and of 1000 rows (first page), CreateFolder (a new name per
-// request). Interleaved rounds: each round runs every contestant once per workload, in an order
+// Workloads: ListProjects of 10 and of 1000 rows (first page), the 1000 rows over REST with
+// `Accept-Encoding: gzip` and with `br` (Folio's REST alone: the baselines do not compress),
+// CreateFolder (a new name per request). Interleaved rounds: each round runs every contestant once per workload, in an order
 // that rotates, so a slow moment of the machine is shared out. Printed per workload: req/s (median
 // of rounds), paired per-round ratios with their spread, server CPU per request (utime + stime of
-// the server's pid over the sample), RSS, non-2xx responses, p50/p99 latency; and cold starts.
+// the server's pid over the sample), bytes on the wire per response (wrk's count, headers included),
+// RSS, non-2xx responses, p50/p99 latency; and cold starts.
 //
 //   node bench/throughput/src/compare.ts --help
 //
@@ -26,6 +28,7 @@ import {
   type Contestant,
   driveOf,
   GRPC_CONTESTANTS,
+  runs,
   SERVER_OF,
 } from "./compare/contestants.ts";
 import { type BenchDatabase, createBenchDatabase, seedProjects } from "./compare/database.ts";
@@ -186,6 +189,7 @@ async function compare(): Promise<boolean> {
   const clients = new Map<string, string>();
   for (const workload of options.workloads) {
     for (const contestant of options.contestants) {
+      if (!runs(contestant, workload)) continue;
       const drive = driveOf(
         contestant,
         workload,
@@ -199,7 +203,10 @@ async function compare(): Promise<boolean> {
 
   console.log("\n## Samples\n");
   const results: Results = new Map(
-    options.workloads.map((w) => [w, new Map(options.contestants.map((c) => [c, [] as Measured[]]))]),
+    options.workloads.map((w) => [
+      w,
+      new Map(options.contestants.filter((c) => runs(c, w)).map((c) => [c, [] as Measured[]])),
+    ]),
   );
   const load = { connections: options.connections, threads: options.threads, dir };
   const pids = [...servers.values()].map((server) => server.pid);
@@ -210,6 +217,7 @@ async function compare(): Promise<boolean> {
     for (const [w, workload] of options.workloads.entries()) {
       const order = rotate(options.contestants, round + w);
       for (const contestant of order) {
+        if (!runs(contestant, workload)) continue;
         const server = servers.get(SERVER_OF[contestant]) as RunningServer;
         const drive = drives.get(`${contestant}/${workload}`) as ReturnType<typeof driveOf>;
         const prefix = `${runTag}-${contestant}-${workload}-r${round + 1}`;

@@ -77,7 +77,9 @@ function callHandler(
 ): Promise<UniversalServerResponse> {
   const controller = new AbortController();
   res.once("close", () => {
-    if (!res.writableFinished) controller.abort();
+    // Closed before the answer was ended: the client went away. (Not `writableFinished`, which an
+    // HTTP/2 stream the client reset reports true.)
+    if (!res.writableEnded) controller.abort();
   });
   const header = forwardedRequestHeaders(req);
   // The JSON is parsed by the transcoder, once; the handler decodes the binary message.

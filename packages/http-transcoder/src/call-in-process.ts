@@ -96,7 +96,9 @@ function createHandlerContext(
   const method = entry.route.method;
   const controller = new AbortController();
   res.once("close", () => {
-    if (!res.writableFinished) controller.abort();
+    // Closed before the answer was ended: the client went away. (Not `writableFinished`, which an
+    // HTTP/2 stream the client reset reports true.)
+    if (!res.writableEnded) controller.abort();
   });
   return {
     method,

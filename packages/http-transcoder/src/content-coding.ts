@@ -19,7 +19,7 @@ export const supportedContentCodings: readonly ContentCoding[] = zstdSupported
  * of JSON): see docs/benchmarks.md of the Folio repository.
  */
 export interface CompressionOptions {
-  /** Bodies smaller than this many bytes are sent as they are. Default 1024. */
+  /** Unary bodies smaller than this many bytes are sent as they are (streams have no size). Default 1024. */
   readonly threshold?: number;
   /** The codings offered, in the order preferred. Default {@link supportedContentCodings}. */
   readonly codings?: readonly ContentCoding[];
@@ -36,6 +36,8 @@ export interface Compression {
   readonly threshold: number;
   readonly codings: readonly ContentCoding[];
   compress(coding: ContentCoding, body: Uint8Array): Promise<Uint8Array>;
+  /** A compressing stream of the coding at the same level, and the flush that ends a message. */
+  createCompressor(coding: ContentCoding): { compressor: zlib.Gzip; flushKind: number };
 }
 
 /** The {@link Compression} of the `compression` option (`false`: none). @private */
@@ -47,6 +49,20 @@ export function createCompression(options: CompressionOptions | false | undefine
   return {
     threshold: options?.threshold ?? 1024,
     codings: (options?.codings ?? supportedContentCodings).filter((c) => supportedContentCodings.includes(c)),
+    createCompressor(coding) {
+      const { constants } = zlib;
+      if (coding === "gzip") return { compressor: zlib.createGzip(gzip), flushKind: constants.Z_SYNC_FLUSH };
+      if (coding === "br") {
+        const params = { [constants.BROTLI_PARAM_QUALITY]: brotliQuality };
+        const compressor = zlib.createBrotliCompress({ params }) as unknown as zlib.Gzip;
+        return { compressor, flushKind: constants.BROTLI_OPERATION_FLUSH };
+      }
+      const params = { [constants.ZSTD_c_compressionLevel]: zstdLevel };
+      const compressor = (
+        zlib as unknown as { createZstdCompress(options: unknown): zlib.Gzip }
+      ).createZstdCompress({ params });
+      return { compressor, flushKind: constants.ZSTD_e_flush };
+    },
     compress(coding, body) {
       // On the thread pool: a 350 KB page takes milliseconds, which the event loop is spared.
       return new Promise((resolve, reject) => {

@@ -95,7 +95,14 @@ async function callAndAnswer(
       registered !== undefined
         ? callServerStreamInProcess(req, res, entry, registered, message, contextValues)
         : await callServerStreamThroughHandler(req, res, entry, message, contextValues);
-    await writeServerStream(req, res, entry, stream, (error) => handling.errors.body(req, res, error));
+    await writeServerStream(
+      req,
+      res,
+      entry,
+      stream,
+      (error) => handling.errors.body(req, res, error),
+      handling.sending.compression,
+    );
     return;
   }
   const answer =

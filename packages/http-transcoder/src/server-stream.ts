@@ -1,9 +1,12 @@
 import type { Message } from "@bufbuild/protobuf";
 import type { ConnectError } from "@connectrpc/connect";
 import type { CompiledRoute } from "./compile-routes.js";
+import { type Compression, negotiateContentCoding } from "./content-coding.js";
 import type { NodeServerRequest, NodeServerResponse } from "./node-types.js";
 import { asConnectError } from "./rest-errors.js";
 import { setResponseHeaders } from "./rest-headers.js";
+import { appendVary } from "./send-body.js";
+import { compressingSink, plainSink, type StreamSink } from "./stream-sink.js";
 
 /** What a server-streaming call answered: its messages as they come, and the headers it set. @private */
 export interface ServerStreamAnswer {
@@ -15,7 +18,10 @@ export interface ServerStreamAnswer {
 /**
  * Writes the messages of a server stream as they come. The status and headers wait for the first
  * message, so that an error before it is an ordinary error response (thrown, with the headers set
- * so far); one after it ends the stream in the stream's own format, with `errorBody`.
+ * so far); one after it ends the stream in the stream's own format, with `errorBody`. NDJSON and
+ * SSE are compressed in the coding the client accepts (whatever their size: a stream's is not
+ * known), flushed after each message so that none waits for the next; raw chunks (an HttpBody's
+ * bytes, often compressed already) are sent as they are.
  *
  * @private
  */
@@ -25,6 +31,7 @@ export async function writeServerStream(
   entry: CompiledRoute,
   stream: ServerStreamAnswer,
   errorBody: (error: ConnectError) => unknown,
+  compression: Compression | undefined,
 ): Promise<void> {
   const { messages } = stream;
   let next: IteratorResult<Message>;
@@ -44,10 +51,11 @@ export async function writeServerStream(
     res.setHeader("content-type", streamContentType(format));
     res.setHeader("cache-control", "no-cache");
   }
+  const sink = format === "raw" ? plainSink(res) : streamSink(req, res, compression);
   try {
     let chunk = first;
     while (chunk !== undefined && !res.destroyed) {
-      await writeChunk(res, streamMessage(format, chunk.body));
+      await sink.write(streamMessage(format, chunk.body));
       next = await messages.next();
       chunk = next.done ? undefined : entry.writeResponse(next.value);
     }
@@ -57,14 +65,28 @@ export async function writeServerStream(
       res.destroy();
       return;
     }
-    res.end(streamError(format, errorBody(asConnectError(thrown))));
+    sink.end(streamError(format, errorBody(asConnectError(thrown))));
     return;
   }
   if (!next.done) {
     // The client went away: end the call (its signal has aborted) rather than leave it suspended.
     messages.return?.().catch(() => {});
   }
-  res.end();
+  sink.end();
+}
+
+/** The response as it is, or compressed in the coding the client prefers. */
+function streamSink(
+  req: NodeServerRequest,
+  res: NodeServerResponse,
+  compression: Compression | undefined,
+): StreamSink {
+  if (compression === undefined) return plainSink(res);
+  appendVary(res, "accept-encoding");
+  const coding = negotiateContentCoding(req.headers["accept-encoding"], compression.codings);
+  if (coding === undefined) return plainSink(res);
+  res.setHeader("content-encoding", coding);
+  return compressingSink(res, compression, coding);
 }
 
 /**
@@ -114,21 +136,4 @@ export function streamMessage(format: StreamFormat, body: string | Uint8Array): 
 export function streamError(format: "ndjson" | "sse", errorBody: unknown): string {
   const json = JSON.stringify(errorBody);
   return format === "sse" ? `event: error\ndata: ${json}\n\n` : `${json}\n`;
-}
-
-/** Writes a chunk, waiting for the client to take the previous ones when the buffer is full. @private */
-export function writeChunk(res: NodeServerResponse, chunk: string | Uint8Array): Promise<void> {
-  return new Promise((resolve) => {
-    if ((res as { write(chunk: string | Uint8Array): boolean }).write(chunk)) {
-      resolve();
-      return;
-    }
-    const done = () => {
-      res.off("drain", done);
-      res.off("close", done);
-      resolve();
-    };
-    res.on("drain", done);
-    res.on("close", done);
-  });
 }

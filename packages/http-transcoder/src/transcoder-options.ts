@@ -77,9 +77,10 @@ export interface HttpTranscoderOptions {
    */
   readonly onError?: (error: ConnectError, req: NodeServerRequest) => void;
   /**
-   * How unary answers are compressed for the `Accept-Encoding` of the client (br, zstd where Node
-   * has it, gzip), or `false` for never. Request bodies in these codings are read whatever this
-   * says. Default: every coding, above 1024 bytes.
+   * How unary answers (above the threshold) and NDJSON/SSE streams (flushed after each message)
+   * are compressed for the `Accept-Encoding` of the client (br, zstd where Node has it, gzip), or
+   * `false` for never. Request bodies in these codings are read whatever this says. Default: every
+   * coding, unary answers above 1024 bytes.
    */
   readonly compression?: CompressionOptions | false;
   /** Send a strong `ETag` on GET answers and `304 Not Modified` for a matching `If-None-Match`. Default true. */

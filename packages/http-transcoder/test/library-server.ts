@@ -195,6 +195,12 @@ function libraryImpl(received: Received[], cancelled: string[]): ServiceImpl<typ
       }
       context.responseHeader.set("x-watch", "started");
       context.signal.addEventListener("abort", () => cancelled.push("WatchBooks"));
+      if (req.parent === "shelves/held") {
+        // One message, then the stream stays open until the client goes away.
+        yield { name: `${req.parent}/books/1`, title: "Book 1" };
+        await new Promise((resolve) => context.signal.addEventListener("abort", resolve));
+        return;
+      }
       for (let i = 1; i <= req.count && !context.signal.aborted; i++) {
         yield { name: `${req.parent}/books/${i}`, title: `Book ${i}` };
         // A long stream takes its time, as a real one would.

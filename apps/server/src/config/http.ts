@@ -1,7 +1,10 @@
 import type { ConnectionLimits } from "../transport/connection-limits.js";
 import { ConfigError, type Env, integer, text } from "./variables.js";
 
-/** Reads the HTTP_* and HTTP2_* limits of what one client may hold of the server. */
+/**
+ * Reads the HTTP_* and HTTP2_* limits of what one client may hold of the server, the bounds of
+ * the lingering close after an early answer among them.
+ */
 export function loadConnectionLimits(env: Env): ConnectionLimits {
   const headersTimeoutMs = integer(env, "HTTP_HEADERS_TIMEOUT_MS", 15_000, 100, 600_000);
   const requestTimeoutMs = integer(env, "HTTP_REQUEST_TIMEOUT_MS", 60_000, 100, 3_600_000);
@@ -19,6 +22,9 @@ export function loadConnectionLimits(env: Env): ConnectionLimits {
     http2MaxConcurrentStreams: integer(env, "HTTP2_MAX_CONCURRENT_STREAMS", 100, 1, 10_000),
     http2StreamResetBurst: integer(env, "HTTP2_STREAM_RESET_BURST", 100, 1, 100_000),
     http2StreamResetRate: integer(env, "HTTP2_STREAM_RESET_RATE", 33, 1, 100_000),
+    lingerTimeMs: integer(env, "HTTP_LINGER_TIME_MS", 5_000, 0, 600_000),
+    lingerIdleMs: integer(env, "HTTP_LINGER_IDLE_MS", 2_000, 0, 600_000),
+    lingerMaxBytes: integer(env, "HTTP_LINGER_MAX_BYTES", 4 * 1024 * 1024, 0, 1024 * 1024 * 1024),
   };
 }
 

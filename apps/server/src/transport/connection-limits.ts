@@ -20,6 +20,16 @@ export interface ConnectionLimits {
    */
   readonly http2StreamResetBurst: number;
   readonly http2StreamResetRate: number;
+  /**
+   * After an answer sent before its request had arrived (a 413, say), an HTTP/1.1 connection is
+   * read and discarded before it is closed, so that a client still sending reads the answer
+   * (nginx's `lingering_close`): for at most this long in all (nginx `lingering_time`)...
+   */
+  readonly lingerTimeMs: number;
+  /** ...waiting at most this long for the client's next bytes (nginx `lingering_timeout`)... */
+  readonly lingerIdleMs: number;
+  /** ...and reading at most this many bytes. */
+  readonly lingerMaxBytes: number;
 }
 
 /** The limits used when none are given; every one of them is configurable (see env.ts). */
@@ -32,4 +42,8 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   http2MaxConcurrentStreams: 100,
   http2StreamResetBurst: 100,
   http2StreamResetRate: 33,
+  // A few seconds, a few MiB: a hostile client cannot hold the connection.
+  lingerTimeMs: 5_000,
+  lingerIdleMs: 2_000,
+  lingerMaxBytes: 4 * 1024 * 1024,
 };

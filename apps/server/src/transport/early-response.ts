@@ -1,22 +1,16 @@
 import type http from "node:http";
 import http2 from "node:http2";
 import type net from "node:net";
+import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from "./connection-limits.js";
 
 /** How long, and how much, a connection is read and discarded after an early answer. */
-export interface LingeringClose {
-  /** The most time spent reading what the client still sends (nginx `lingering_time`). */
-  readonly lingerTimeMs: number;
-  /** The longest wait for the client's next bytes (nginx `lingering_timeout`). */
-  readonly lingerIdleMs: number;
-  /** The most bytes read and discarded. */
-  readonly lingerMaxBytes: number;
-}
+export type LingeringClose = Pick<ConnectionLimits, "lingerTimeMs" | "lingerIdleMs" | "lingerMaxBytes">;
 
 /** The bounds used when none are given: a few seconds, a few MiB. */
 export const DEFAULT_LINGERING_CLOSE: LingeringClose = {
-  lingerTimeMs: 5_000,
-  lingerIdleMs: 2_000,
-  lingerMaxBytes: 4 * 1024 * 1024,
+  lingerTimeMs: DEFAULT_CONNECTION_LIMITS.lingerTimeMs,
+  lingerIdleMs: DEFAULT_CONNECTION_LIMITS.lingerIdleMs,
+  lingerMaxBytes: DEFAULT_CONNECTION_LIMITS.lingerMaxBytes,
 };
 
 /**
@@ -69,7 +63,9 @@ function lingerOnClose(socket: net.Socket, req: http.IncomingMessage, bounds: Li
     };
     rearm();
     socket.once("close", cut);
-    req.on("data", (chunk: Buffer) => {
+    // Counted on the socket: Node has dumped the request once its response finished, and a dumped
+    // request's body bytes are dropped by the parser, never emitted as the request's data.
+    socket.on("data", (chunk: Buffer) => {
       discarded += chunk.byteLength;
       if (discarded > bounds.lingerMaxBytes) cut();
       else rearm();

@@ -48,7 +48,7 @@ export async function listen(
       const socket = res.socket as net.Socket;
       responses.set(socket, res);
       res.once("close", () => responses.delete(socket));
-      closeAfterEarlyResponse(req as http.IncomingMessage, res);
+      closeAfterEarlyResponse(req as http.IncomingMessage, res, limits);
     } else if (res instanceof http2.Http2ServerResponse) {
       resetAfterEarlyResponse(req as http2.Http2ServerRequest, res);
     }

@@ -5,18 +5,31 @@ import type { Sample } from "./sample.ts";
 import type { ServerKind } from "./servers.ts";
 import { type LoadOptions, runWrk } from "./wrk.ts";
 
-export const WORKLOADS = ["list-10", "list-1000", "create"] as const;
+export const WORKLOADS = ["list-10", "list-1000", "list-1000-gzip", "list-1000-br", "create"] as const;
 export type Workload = (typeof WORKLOADS)[number];
 
 export const WORKLOAD_TITLE: Readonly<Record<Workload, string>> = {
   "list-10": "ListProjects, 10 rows (pageSize=10, first page)",
   "list-1000": "ListProjects, 1000 rows (pageSize=1000, first page)",
+  "list-1000-gzip": "ListProjects, 1000 rows, Accept-Encoding: gzip (REST only)",
+  "list-1000-br": "ListProjects, 1000 rows, Accept-Encoding: br (REST only)",
   create: "CreateFolder (a new top-level name per request, no Idempotency-Key)",
 };
 
 export const PAGE_SIZE: Readonly<Record<Exclude<Workload, "create">, number>> = {
   "list-10": 10,
   "list-1000": 1000,
+  "list-1000-gzip": 1000,
+  "list-1000-br": 1000,
+};
+
+/**
+ * The coding a workload asks REST for (`Accept-Encoding`); the others ask for none. Only Folio
+ * compresses: the hand-written baselines send every answer as it is, whatever the client accepts.
+ */
+export const ACCEPT_ENCODING: Readonly<Partial<Record<Workload, "gzip" | "br">>> = {
+  "list-1000-gzip": "gzip",
+  "list-1000-br": "br",
 };
 
 export const CONTESTANTS = [
@@ -42,6 +55,11 @@ export const SERVER_OF: Readonly<Record<Contestant, ServerKind>> = {
   "folio-grpc-web": "folio",
   "folio-grpc": "folio",
 };
+
+/** Whether a contestant runs a workload: the compressed lists are Folio's REST alone. */
+export function runs(contestant: Contestant, workload: Workload): boolean {
+  return ACCEPT_ENCODING[workload] === undefined || contestant === "folio-rest";
+}
 
 /** The contestants that speak gRPC over HTTP/2 (driven by h2load and a node:http2 client, not wrk). */
 export const GRPC_CONTESTANTS: readonly Contestant[] = ["grpc-js", "folio-grpc"];
@@ -151,7 +169,11 @@ export function driveOf(
     case "fastify":
     case "node-http":
     case "folio-rest":
-      return wrk({ method: "GET", path: `/api/v1/projects?pageSize=${pageSize}`, headers: auth });
+      return wrk({
+        method: "GET",
+        path: `/api/v1/projects?pageSize=${pageSize}`,
+        headers: { ...auth, ...acceptEncoding(workload) },
+      });
     case "folio-connect-json":
       return wrk({
         method: "POST",
@@ -198,4 +220,10 @@ export function driveOf(
           ),
       };
   }
+}
+
+/** The `Accept-Encoding` header of a workload, if it asks for a coding. */
+export function acceptEncoding(workload: Workload): Record<string, string> {
+  const coding = ACCEPT_ENCODING[workload];
+  return coding === undefined ? {} : { "Accept-Encoding": coding };
 }

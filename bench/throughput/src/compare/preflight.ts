@@ -1,7 +1,15 @@
 import { type DescMessage, equals, fromBinary, type MessageShape } from "@bufbuild/protobuf";
 import { ErrorInfoSchema, StatusSchema } from "@folio/googleapis";
 import { CreateFolderResponseSchema, type Folder, ListProjectsResponseSchema } from "@folio/proto";
-import { type Contestant, GRPC_CONTESTANTS, PAGE_SIZE, SERVER_OF, type Workload } from "./contestants.ts";
+import {
+  ACCEPT_ENCODING,
+  type Contestant,
+  GRPC_CONTESTANTS,
+  PAGE_SIZE,
+  runs,
+  SERVER_OF,
+  type Workload,
+} from "./contestants.ts";
 import { grpcUnary, unframe } from "./grpc-unary.ts";
 import { createFolderRequest, grpcFrame, listProjectsRequest } from "./protobuf.ts";
 import type { ServerKind } from "./servers.ts";
@@ -134,7 +142,9 @@ export async function preflight(
     const pageSize = PAGE_SIZE[workload];
     const restBodies = new Map<Contestant, string>();
     const pages = new Map<Contestant, MessageShape<typeof ListProjectsResponseSchema>>();
+    const coding = ACCEPT_ENCODING[workload];
     for (const contestant of contestants) {
+      if (!runs(contestant, workload)) continue;
       const url = urlOf(contestant);
       const what = `${contestant}, ${workload}`;
       if (isProtobuf(contestant)) {
@@ -165,9 +175,17 @@ export async function preflight(
         expect(body.projects?.length === pageSize, `${what}: ${body.projects?.length} projects`);
         continue;
       }
-      const response = await fetch(`${url}/api/v1/projects?pageSize=${pageSize}`, { headers: auth });
+      const response = await fetch(`${url}/api/v1/projects?pageSize=${pageSize}`, {
+        // fetch asks for gzip, deflate and br by itself: what is measured asks for one or none.
+        headers: { ...auth, "accept-encoding": coding ?? "identity" },
+      });
       const body = await response.text();
       expect(response.status === 200, `${what}: HTTP ${response.status} ${body.slice(0, 300)}`);
+      const encoding = response.headers.get("content-encoding");
+      expect(encoding === (coding ?? null), `${what}: Content-Encoding ${encoding}, not ${coding ?? "none"}`);
+      if (coding !== undefined) {
+        notes.push(`${workload}: ${contestant} answers Content-Encoding ${coding}, decoded by fetch`);
+      }
       const projects = (JSON.parse(body) as { projects: unknown[] }).projects;
       expect(projects.length === pageSize, `${what}: ${projects.length} projects, not ${pageSize}`);
       expect(response.headers.get("link") !== null, `${what}: no Link header`);

@@ -41,6 +41,7 @@ export function printReport(results: Results, clients: ReadonlyMap<string, strin
         fixed(median(rates), 0),
         `${fixed(Math.min(...rates), 0)}–${fixed(Math.max(...rates), 0)}`,
         fixed(median(measured.map((m) => m.cpuMsPerRequest)), 3),
+        fixed(median(measured.map(bytesPerResponse)), 0),
         fixed(Math.max(...measured.map((m) => m.rssBytes)) / 1024 / 1024, 0),
         String(failures),
         String(errors),
@@ -55,6 +56,7 @@ export function printReport(results: Results, clients: ReadonlyMap<string, strin
         "req/s",
         "min–max",
         "CPU ms/req",
+        "bytes/resp",
         "RSS MB",
         "non-2xx",
         "errors",
@@ -151,6 +153,24 @@ export function printSummary(results: Results): void {
       ...workloads.map((w) => fixed(median(samples(w, c)?.map((m) => m.cpuMsPerRequest) ?? []), 3)),
     ]),
   );
+  const compressed = workloads.filter((w) => w.startsWith("list-1000"));
+  if (compressed.length > 1 && contestants.includes("folio-rest")) {
+    console.log(
+      "\nFolio's REST list of 1000 rows by coding, medians over rounds (bytes: on the wire, headers included):\n",
+    );
+    printTable(
+      ["workload", "CPU ms/req", "bytes/resp", "req/s"],
+      compressed.map((w) => {
+        const measured = samples(w, "folio-rest") ?? [];
+        return [
+          w,
+          fixed(median(measured.map((m) => m.cpuMsPerRequest)), 3),
+          fixed(median(measured.map(bytesPerResponse)), 0),
+          fixed(median(measured.map((m) => throughput(m.sample))), 0),
+        ];
+      }),
+    );
+  }
   const cpu = ratioRows(CPU_RATIOS, (m) => m.cpuMsPerRequest);
   if (cpu.length > 0) {
     console.log("\nCPU per request ratios, median of the per-round ratios (min–max; below 1: cheaper):\n");
@@ -185,6 +205,13 @@ export function printTable(header: readonly string[], rows: readonly (readonly s
     `| ${widths.map((w, i) => (numeric[i] ? `${"-".repeat(w - 1)}:` : "-".repeat(w))).join(" | ")} |`,
   );
   for (const row of rows) console.log(line(row));
+}
+
+/** Bytes received per response over a sample (headers included); NaN where not counted. */
+function bytesPerResponse(m: Measured): number {
+  return m.sample.bytes === undefined || m.sample.requests === 0
+    ? Number.NaN
+    : m.sample.bytes / m.sample.requests;
 }
 
 function fixed(value: number, digits: number): string {

@@ -10,6 +10,8 @@ export interface Sample {
   readonly errors: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
+  /** Bytes received over the run, headers included (wrk's count); undefined where not counted. */
+  readonly bytes?: number;
 }
 
 /** Requests per second of a sample. */

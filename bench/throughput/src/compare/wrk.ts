@@ -54,9 +54,8 @@ export async function runWrk(baseUrl: string, request: WrkRequest, options: Load
   ]);
   const line = /^WRK_RESULT (.*)$/m.exec(output)?.[1];
   if (line === undefined) throw new Error(`wrk printed no result:\n${output}`);
-  const [requests, durationUs, status, connect, read, write, timeout, p50Us, p99Us, grpcFailures] = line
-    .split(" ")
-    .map(Number);
+  const [requests, durationUs, status, connect, read, write, timeout, p50Us, p99Us, grpcFailures, bytes] =
+    line.split(" ").map(Number);
   return {
     requests: requests ?? 0,
     seconds: (durationUs ?? 0) / 1e6,
@@ -65,6 +64,7 @@ export async function runWrk(baseUrl: string, request: WrkRequest, options: Load
     // wrk reports percentiles of 0 when no response came.
     p50Ms: requests ? (p50Us ?? 0) / 1000 : Number.NaN,
     p99Ms: requests ? (p99Us ?? 0) / 1000 : Number.NaN,
+    bytes: bytes ?? Number.NaN,
   };
 }
 
@@ -125,8 +125,8 @@ function luaScript(request: WrkRequest): string {
     "  local e = summary.errors",
     "  local grpc = 0",
     '  for _, thread in ipairs(threads) do grpc = grpc + (thread:get("grpc_failures") or 0) end',
-    '  io.write(string.format("WRK_RESULT %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f\\n", summary.requests, summary.duration,',
-    "    e.status, e.connect, e.read, e.write, e.timeout, latency:percentile(50), latency:percentile(99), grpc))",
+    '  io.write(string.format("WRK_RESULT %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f %.0f\\n", summary.requests, summary.duration,',
+    "    e.status, e.connect, e.read, e.write, e.timeout, latency:percentile(50), latency:percentile(99), grpc, summary.bytes))",
     "end",
   );
   return `${lines.join("\n")}\n`;
