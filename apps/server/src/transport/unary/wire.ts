@@ -1,5 +1,4 @@
-import type { Compression } from "@connectrpc/connect/protocol";
-import { compressionNegotiate } from "@connectrpc/connect/protocol";
+import { type Compression, compressionNegotiate } from "@connectrpc/connect/protocol";
 import {
   contentTypeUnaryJson,
   contentTypeUnaryProto,
