@@ -1,8 +1,16 @@
 import type { ConnectError, HandlerContext } from "@connectrpc/connect";
+import { encodeEnvelope } from "@connectrpc/connect/protocol";
 import { grpcStatusOk, setTrailerStatus, trailerFlag, trailerSerialize } from "@connectrpc/connect/protocol-grpc-web";
 import type { UnaryAnswer } from "../unary-response.js";
 import { envelope, grpcHeader } from "./grpc-framing.js";
 import type { UnaryWire } from "./wire.js";
+
+/**
+ * The trailer frame of a call that succeeded and set no trailers, the common case, built once
+ * (connect-es serializes it for every call, a `TextEncoder` and all). It is far below the
+ * compression threshold.
+ */
+const TRAILER_OK = encodeEnvelope(trailerFlag, trailerSerialize(new Headers({ "grpc-status": grpcStatusOk })));
 
 /**
  * The answer of a unary gRPC-Web call, as connect-es's gRPC-Web handler gives it: gRPC's headers,
@@ -17,9 +25,14 @@ export async function grpcWebAnswer(
 ): Promise<UnaryAnswer> {
   const header = grpcHeader(context, wire);
   const trailer = context.responseTrailer;
-  if (outcome instanceof Uint8Array) trailer.set("grpc-status", grpcStatusOk);
-  else setTrailerStatus(trailer, outcome);
-  const trailerFrame = await envelope(trailerFlag, trailerSerialize(trailer), wire, compressMinBytes);
+  let trailerFrame: Uint8Array;
+  if (outcome instanceof Uint8Array && trailer.keys().next().done === true) {
+    trailerFrame = TRAILER_OK;
+  } else {
+    if (outcome instanceof Uint8Array) trailer.set("grpc-status", grpcStatusOk);
+    else setTrailerStatus(trailer, outcome);
+    trailerFrame = await envelope(trailerFlag, trailerSerialize(trailer), wire, compressMinBytes);
+  }
   if (!(outcome instanceof Uint8Array)) return { status: 200, header, body: trailerFrame };
   const message = await envelope(0, outcome, wire, compressMinBytes);
   return { status: 200, header, body: Buffer.concat([message, trailerFrame]) };
