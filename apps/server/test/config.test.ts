@@ -73,7 +73,9 @@ describe("configuration", () => {
     expect(loadConfig({}).rpcInProcessUnary).toBe(true);
     expect(loadConfig({ RPC_IN_PROCESS_UNARY: "OFF" }).rpcInProcessUnary).toBe(false);
     expect(loadConfig({ RPC_IN_PROCESS_UNARY: "on" }).rpcInProcessUnary).toBe(true);
-    expect(() => loadConfig({ RPC_IN_PROCESS_UNARY: "no" })).toThrow(/RPC_IN_PROCESS_UNARY must be on or off/);
+    expect(() => loadConfig({ RPC_IN_PROCESS_UNARY: "no" })).toThrow(
+      /RPC_IN_PROCESS_UNARY must be on or off/,
+    );
   });
 
   it("uses a JWKS when one is configured", () => {

@@ -8,7 +8,10 @@ import { unaryWireOf } from "../src/transport/unary/wire.js";
 const { acceptCompression } = connectRequestOptions(1024);
 
 /** A request as the wire reads it: its method, headers, and whether it came over HTTP/2. */
-function request(headers: Record<string, string | string[]>, options: { http2?: boolean; method?: string } = {}) {
+function request(
+  headers: Record<string, string | string[]>,
+  options: { http2?: boolean; method?: string } = {},
+) {
   const req = { method: options.method ?? "POST", headers, ...(options.http2 ? { stream: {} } : {}) };
   return req as unknown as NodeRequest;
 }

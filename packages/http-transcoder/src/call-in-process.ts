@@ -12,8 +12,8 @@ import {
   transformInvokeImplementation,
 } from "@connectrpc/connect/protocol";
 import type { CompiledRoute } from "./compile-routes.js";
-import type { NodeServerRequest, NodeServerResponse } from "./node-types.js";
 import { createInProcessContext } from "./in-process-context.js";
+import type { NodeServerRequest, NodeServerResponse } from "./node-types.js";
 import { isForwardedRequestHeader, setResponseHeaders } from "./rest-headers.js";
 import type { ServerStreamAnswer } from "./server-stream.js";
 import type { RegisteredMethod } from "./transcoding-router.js";

@@ -41,7 +41,7 @@ export function createInProcessContext(init: InProcessContextInit): InProcessCal
   const { req, res, method } = init;
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
-  let timeoutMs = noTimeout;
+  let timeoutMs: () => number | undefined = noTimeout;
   if (init.timeoutMs !== undefined) {
     const deadline = Date.now() + init.timeoutMs;
     timeoutMs = () => deadline - Date.now();

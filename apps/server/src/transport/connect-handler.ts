@@ -43,7 +43,9 @@ export function createConnectHandler(router: ConnectRouter, options: ConnectHand
     facts?.called(handler.requestPath.slice(1));
     const wire = unaryCalls?.wireOf(req, handler.requestPath);
     if (unaryCalls !== undefined && wire !== undefined) {
-      unaryCalls.serve(req, res, handler.requestPath, wire, (body) => serveByHandler(req, res, handler, body));
+      unaryCalls.serve(req, res, handler.requestPath, wire, (body) =>
+        serveByHandler(req, res, handler, body),
+      );
       return;
     }
     serveByHandler(req, res, handler, undefined);

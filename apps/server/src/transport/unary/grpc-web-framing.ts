@@ -1,6 +1,11 @@
 import type { ConnectError, HandlerContext } from "@connectrpc/connect";
 import { encodeEnvelope } from "@connectrpc/connect/protocol";
-import { grpcStatusOk, setTrailerStatus, trailerFlag, trailerSerialize } from "@connectrpc/connect/protocol-grpc-web";
+import {
+  grpcStatusOk,
+  setTrailerStatus,
+  trailerFlag,
+  trailerSerialize,
+} from "@connectrpc/connect/protocol-grpc-web";
 import type { UnaryAnswer } from "../unary-response.js";
 import { envelope, grpcHeader } from "./grpc-framing.js";
 import type { UnaryWire } from "./wire.js";
@@ -10,7 +15,10 @@ import type { UnaryWire } from "./wire.js";
  * (connect-es serializes it for every call, a `TextEncoder` and all). It is far below the
  * compression threshold.
  */
-const TRAILER_OK = encodeEnvelope(trailerFlag, trailerSerialize(new Headers({ "grpc-status": grpcStatusOk })));
+const TRAILER_OK = encodeEnvelope(
+  trailerFlag,
+  trailerSerialize(new Headers({ "grpc-status": grpcStatusOk })),
+);
 
 /**
  * The answer of a unary gRPC-Web call, as connect-es's gRPC-Web handler gives it: gRPC's headers,
@@ -26,7 +34,7 @@ export async function grpcWebAnswer(
   const header = grpcHeader(context, wire);
   const trailer = context.responseTrailer;
   let trailerFrame: Uint8Array;
-  if (outcome instanceof Uint8Array && trailer.keys().next().done === true) {
+  if (outcome instanceof Uint8Array && isEmpty(trailer)) {
     trailerFrame = TRAILER_OK;
   } else {
     if (outcome instanceof Uint8Array) trailer.set("grpc-status", grpcStatusOk);
@@ -36,4 +44,12 @@ export async function grpcWebAnswer(
   if (!(outcome instanceof Uint8Array)) return { status: 200, header, body: trailerFrame };
   const message = await envelope(0, outcome, wire, compressMinBytes);
   return { status: 200, header, body: Buffer.concat([message, trailerFrame]) };
+}
+
+function isEmpty(headers: Headers): boolean {
+  let empty = true;
+  headers.forEach(() => {
+    empty = false;
+  });
+  return empty;
 }

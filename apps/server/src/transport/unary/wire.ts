@@ -46,12 +46,18 @@ interface WireType {
  * accepts (a charset parameter, capitals, gRPC-Web's text form) goes to connect-es.
  */
 const TYPES = new Map<string, WireType>([
-  ["application/grpc", { protocol: "grpc", binary: true, contentType: "application/grpc+proto", http2: true }],
+  [
+    "application/grpc",
+    { protocol: "grpc", binary: true, contentType: "application/grpc+proto", http2: true },
+  ],
   [
     "application/grpc+proto",
     { protocol: "grpc", binary: true, contentType: "application/grpc+proto", http2: true },
   ],
-  ["application/grpc+json", { protocol: "grpc", binary: false, contentType: "application/grpc+json", http2: true }],
+  [
+    "application/grpc+json",
+    { protocol: "grpc", binary: false, contentType: "application/grpc+json", http2: true },
+  ],
   [
     "application/grpc-web",
     { protocol: "grpcweb", binary: true, contentType: "application/grpc-web+proto", http2: false },
@@ -60,8 +66,14 @@ const TYPES = new Map<string, WireType>([
     "application/grpc-web+proto",
     { protocol: "grpcweb", binary: true, contentType: "application/grpc-web+proto", http2: false },
   ],
-  ["application/proto", { protocol: "connect", binary: true, contentType: contentTypeUnaryProto, http2: false }],
-  ["application/json", { protocol: "connect", binary: false, contentType: contentTypeUnaryJson, http2: false }],
+  [
+    "application/proto",
+    { protocol: "connect", binary: true, contentType: contentTypeUnaryProto, http2: false },
+  ],
+  [
+    "application/json",
+    { protocol: "connect", binary: false, contentType: contentTypeUnaryJson, http2: false },
+  ],
 ]);
 
 /**
@@ -70,7 +82,10 @@ const TYPES = new Map<string, WireType>([
  * unusual content type, an unknown coding, a malformed timeout: whatever connect-es refuses, it
  * refuses itself). Streaming methods never get here.
  */
-export function unaryWireOf(req: NodeRequest, acceptCompression: readonly Compression[]): UnaryWire | undefined {
+export function unaryWireOf(
+  req: NodeRequest,
+  acceptCompression: readonly Compression[],
+): UnaryWire | undefined {
   if (req.method !== "POST") return undefined;
   const type = TYPES.get(req.headers["content-type"] ?? "");
   if (type === undefined || (type.http2 && !("stream" in req))) return undefined;
