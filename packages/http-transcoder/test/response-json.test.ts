@@ -2,6 +2,7 @@ import { create, type DescMessage, type MessageShape, toJson } from "@bufbuild/p
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
 import { createFieldJsonWriter, createMessageJsonWriter } from "../src/response-json.js";
+import { timestampJson } from "../src/timestamp-json.js";
 import {
   BookSchema,
   Genre,
@@ -114,6 +115,21 @@ describe("the REST response writer", () => {
       const written = write(BookSchema, book) as { publishTime: string };
       expect(written.publishTime).toBe((toJson(BookSchema, book) as { publishTime: string }).publishTime);
     }
+  });
+
+  it("writes the date and time of every day of the Timestamp's range as Date does", () => {
+    const firstDay = -719_162; // 0001-01-01
+    const lastDay = 2_932_896; // 9999-12-31
+    const wrong: string[] = [];
+    for (let day = firstDay; day <= lastDay; day++) {
+      // A different time of day each day, the day's first and last second included.
+      const seconds =
+        day * 86_400 + (day === firstDay ? 0 : day === lastDay ? 86_399 : (day * 7919) % 86_400);
+      const expected = new Date(seconds * 1000).toISOString().replace(".000Z", "Z");
+      const written = timestampJson({ seconds: BigInt(seconds), nanos: 0 });
+      if (written !== expected && wrong.push(`${expected}: ${written}`) >= 5) break;
+    }
+    expect(wrong).toEqual([]);
   });
 
   it("refuses a Timestamp out of the mapping's range, as the mapping does", () => {

@@ -1,15 +1,14 @@
-import { randomBytes } from "node:crypto";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createTestIssuer, TEST_AUDIENCE, TEST_ISSUER, type TestIssuer } from "@folio/test-support/tokens";
+import { TEST_AUDIENCE, TEST_ISSUER, type TestIssuer } from "@folio/test-support/tokens";
 import pg from "pg";
 import { type ClusterDatabase, createClusterDatabase, DEFAULT_DATABASE_SERVER_URL } from "./database.ts";
 import { ensurePrograms } from "./debian-packages.ts";
-import { type FolioInstance, startFolioInstance } from "./folio-instance.ts";
-import { type HAProxy, startHAProxy } from "./haproxy.ts";
+import { createFleetSecrets, startFleet } from "./fleet.ts";
+import type { FolioInstance } from "./folio-instance.ts";
+import type { HAProxy } from "./haproxy.ts";
 import { type PgBouncer, startPgBouncer } from "./pgbouncer.ts";
-import { probe } from "./probe.ts";
 import { type RedisServer, startRedis } from "./redis.ts";
 
 /** Options of {@link startCluster}. */
@@ -89,11 +88,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     });
     cleanups.push(() => pgbouncer.stop());
 
-    const issuer = await createTestIssuer();
-    const jwksFile = join(dir, "jwks.json");
-    await writeFile(jwksFile, JSON.stringify(issuer.jwks));
-    // The same key everywhere: a page token from one instance works on every other.
-    const pageTokenSecret = randomBytes(32).toString("base64url");
+    const { issuer, jwksFile, pageTokenSecret } = await createFleetSecrets(dir);
     const instanceEnv = (name: string) => ({
       NODE_ENV: "production",
       DATABASE_URL: pgbouncer.url,
@@ -105,27 +100,16 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       DATA_DIR: join(dir, `${name}-data`),
       ...env,
     });
-    const names = Array.from({ length: count }, (_, i) => `folio${i + 1}`);
-    for (const name of names) await mkdir(join(dir, `${name}-data`));
-    // All at once, as an orchestrator starts replicas: their migrations meet at the advisory lock.
-    const started = await Promise.allSettled(
-      names.map((name) => startFolioInstance({ name, dir, env: instanceEnv(name) })),
+    const { instances, haproxy, healthPath } = await startFleet(
+      {
+        count,
+        dir,
+        env: instanceEnv,
+        haproxyBinary: binaries.haproxy,
+        ...(options.port === undefined ? {} : { port: options.port }),
+      },
+      cleanups,
     );
-    const instances = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
-    for (const instance of instances) cleanups.push(() => instance.stop());
-    const failed = started.find((result) => result.status === "rejected");
-    if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
-
-    const firstInstance = instances[0] as FolioInstance;
-    const healthPath = await chooseHealthPath(firstInstance.url);
-    const haproxy = await startHAProxy({
-      binary: binaries.haproxy,
-      dir,
-      backends: instances.map((instance) => ({ name: instance.name, port: instance.port })),
-      healthPath,
-      ...(options.port === undefined ? {} : { port: options.port }),
-    });
-    cleanups.push(() => haproxy.stop());
 
     let stopping: Promise<void> | undefined;
     return {
@@ -162,9 +146,4 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     if (error instanceof Error) error.message += `\n(logs and configuration in ${dir})`;
     throw error;
   }
-}
-
-/** `/readyz` when the server has readiness, else `/healthz` (a server older than readiness answers 404). */
-async function chooseHealthPath(instanceUrl: string): Promise<string> {
-  return (await probe(`${instanceUrl}/readyz`)) === 404 ? "/healthz" : "/readyz";
 }

@@ -1,13 +1,13 @@
-import { randomBytes } from "node:crypto";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createTestIssuer, TEST_AUDIENCE, TEST_ISSUER, type TestIssuer } from "@folio/test-support/tokens";
+import { TEST_AUDIENCE, TEST_ISSUER, type TestIssuer } from "@folio/test-support/tokens";
 import pg from "pg";
 import { ensurePrograms } from "./debian-packages.ts";
-import { type FolioInstance, startFolioInstance } from "./folio-instance.ts";
+import { createFleetSecrets, startFleet } from "./fleet.ts";
+import type { FolioInstance } from "./folio-instance.ts";
 import { ensureHaPrograms } from "./ha-packages.ts";
-import { type HAProxy, startHAProxy } from "./haproxy.ts";
+import type { HAProxy } from "./haproxy.ts";
 import { type PostgresHA, startPostgresHA } from "./postgres-ha.ts";
 import { type RedisServer, startRedis } from "./redis.ts";
 
@@ -68,10 +68,7 @@ export async function startHaCluster(options: HaClusterOptions = {}): Promise<Ha
     const redis = await startRedis({ binary: binaries.redisServer, dir });
     cleanups.push(() => redis.stop());
 
-    const issuer = await createTestIssuer();
-    const jwksFile = join(dir, "jwks.json");
-    await writeFile(jwksFile, JSON.stringify(issuer.jwks));
-    const pageTokenSecret = randomBytes(32).toString("base64url");
+    const { issuer, jwksFile, pageTokenSecret } = await createFleetSecrets(dir);
     const instanceEnv = (name: string): Record<string, string> => ({
       NODE_ENV: "production",
       DATABASE_URL: postgres.primaryUrl(databaseName),
@@ -84,23 +81,17 @@ export async function startHaCluster(options: HaClusterOptions = {}): Promise<Ha
       DATA_DIR: join(dir, `${name}-data`),
       ...options.env,
     });
-    const names = Array.from({ length: options.instances ?? 2 }, (_, i) => `folio${i + 1}`);
-    for (const name of names) await mkdir(join(dir, `${name}-data`));
-    const started = await Promise.allSettled(
-      names.map((name) => startFolioInstance({ name, dir, env: instanceEnv(name) })),
+    const { instances, haproxy } = await startFleet(
+      {
+        count: options.instances ?? 2,
+        dir,
+        env: instanceEnv,
+        haproxyBinary: binaries.haproxy,
+        healthPath: "/readyz",
+        ...(options.port === undefined ? {} : { port: options.port }),
+      },
+      cleanups,
     );
-    const instances = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
-    for (const instance of instances) cleanups.push(() => instance.stop());
-    const failed = started.find((result) => result.status === "rejected");
-    if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
-    const haproxy = await startHAProxy({
-      binary: binaries.haproxy,
-      dir,
-      backends: instances.map((instance) => ({ name: instance.name, port: instance.port })),
-      healthPath: "/readyz",
-      ...(options.port === undefined ? {} : { port: options.port }),
-    });
-    cleanups.push(() => haproxy.stop());
     let stopping: Promise<void> | undefined;
     return {
       url: haproxy.url,

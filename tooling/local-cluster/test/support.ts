@@ -12,8 +12,13 @@ export function clusterUnavailable(): string | undefined {
   if (!process.env.DATABASE_URL) {
     return "needs a PostgreSQL server: set DATABASE_URL (CI runs these tests in its PostgreSQL pass)";
   }
+  return unavailableUnless(() => ensurePrograms({ install: true }));
+}
+
+/** Why `ensure` failed, or undefined when it did not; with FOLIO_REQUIRE_TOOLS=1, it throws instead. */
+function unavailableUnless(ensure: () => unknown): string | undefined {
   try {
-    ensurePrograms({ install: true });
+    ensure();
     return undefined;
   } catch (error) {
     if (process.env.FOLIO_REQUIRE_TOOLS === "1") {
@@ -81,17 +86,5 @@ export function claimsOf(token: string): { org_id: string; sub: string } {
  * PostgreSQL's binaries, installed from Debian when missing (as root).
  */
 export function haClusterUnavailable(): string | undefined {
-  const cluster = clusterUnavailable();
-  if (cluster !== undefined) return cluster;
-  try {
-    ensureHaPrograms({ install: true });
-    return undefined;
-  } catch (error) {
-    if (process.env.FOLIO_REQUIRE_TOOLS === "1") {
-      throw new Error(
-        `${(error as Error).message}: this run requires them (FOLIO_REQUIRE_TOOLS=1, as in CI)`,
-      );
-    }
-    return (error as Error).message;
-  }
+  return clusterUnavailable() ?? unavailableUnless(() => ensureHaPrograms({ install: true }));
 }
