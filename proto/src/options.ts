@@ -11,10 +11,19 @@ import {
   scopes,
 } from "./gen/folio/v1/options_pb.js";
 
-/** The scope a method requires, as declared with `(folio.v1.required_scope)`. */
+/**
+ * The scope a method requires, as declared with `(folio.v1.required_scope)`. Read once per method:
+ * the auth interceptor asks for every call, and protobuf-es reads an option by building a message
+ * of its extension each time (3% of a small gRPC call's CPU in a profile).
+ */
 export function requiredScope(method: DescMethod): string | undefined {
-  return hasOption(method, required_scope) ? getOption(method, required_scope) : undefined;
+  if (scopeOf.has(method)) return scopeOf.get(method);
+  const scope = hasOption(method, required_scope) ? getOption(method, required_scope) : undefined;
+  scopeOf.set(method, scope);
+  return scope;
 }
+
+const scopeOf = new WeakMap<DescMethod, string | undefined>();
 
 /** HTTP status of a successful REST response, as declared with `(folio.v1.http_success_status)`; 200 by default. */
 export function successStatus(method: DescMethod): number {

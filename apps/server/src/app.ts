@@ -23,10 +23,13 @@ import { withRequestLog } from "./observe/request-log.js";
 import { createRouter } from "./router.js";
 import { apiScopes, assertScopesDeclared, restApi, services } from "./services/api.js";
 import { createPageTokens } from "./services/page-token.js";
+import { recordAnsweredCode } from "./transport/answered-code-gate.js";
 import { createConnectHandler } from "./transport/connect-handler.js";
+import { connectRequestOptions } from "./transport/connect-request-options.js";
 import { createCors } from "./transport/cors.js";
 import { createDispatch } from "./transport/dispatch.js";
 import type { NodeHandler } from "./transport/node-handler.js";
+import { createUnaryCalls } from "./transport/unary/unary-call.js";
 
 /** The assembled server, ready to be mounted on a port. */
 export interface App {
@@ -52,7 +55,8 @@ export interface App {
 /**
  * Assembles the server. A request's path through it: http/listen (one port, HTTP/1.1 and h2c) →
  * http/request-log (request id, access log) → http/dispatch → REST transcoder or
- * http/connect-handler → router (interceptors: errors, auth, rate limit) → services/* → @folio/db.
+ * http/connect-handler (its unary calls: transport/unary, in-process) → router (interceptors:
+ * errors, auth, rate limit) → services/* → @folio/db.
  */
 export async function createApp(config: Config, logger: Logger): Promise<App> {
   assertScopesDeclared();
@@ -104,6 +108,15 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       res.end();
     },
     logger,
+    unaryCalls: config.rpcInProcessUnary
+      ? createUnaryCalls({
+          registered: router.registered,
+          requestOptions: connectRequestOptions(config.maxRequestBodyBytes),
+          requestGate: recordAnsweredCode,
+          contextValues: requestContextValues,
+          logger,
+        })
+      : undefined,
   });
   const handler = withRequestLog(
     logger,

@@ -40,6 +40,11 @@ export interface Config {
   readonly restCompressMinBytes: number;
   /** Origins whose pages may call the API from a browser (CORS); empty: none. */
   readonly corsAllowedOrigins: readonly string[];
+  /**
+   * Unary Connect, gRPC and gRPC-Web calls are called in-process (transport/unary); false:
+   * connect-es's handlers serve every call (RPC_IN_PROCESS_UNARY=off), to compare the two.
+   */
+  readonly rpcInProcessUnary: boolean;
 }
 
 /** Bounds on each database wait, so that a slow or unreachable database fails requests fast. */
@@ -94,6 +99,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxRequestBodyBytes: integer(env, "MAX_REQUEST_BODY_BYTES", 1_048_576, 1024, 67_108_864),
     restCompressMinBytes: integer(env, "REST_COMPRESS_MIN_BYTES", 1024, 0, 67_108_864),
     corsAllowedOrigins: loadCorsAllowedOrigins(env),
+    rpcInProcessUnary: onOff(env, "RPC_IN_PROCESS_UNARY", true),
   };
 }
 
@@ -106,6 +112,13 @@ function loadMetricsConfig(env: Env): Config["metrics"] {
     host: text(env, "METRICS_HOST") ?? "127.0.0.1",
     port: integer(env, "METRICS_PORT", DEFAULT_METRICS_PORT, 0, 65_535),
   };
+}
+
+function onOff(env: Env, name: string, fallback: boolean): boolean {
+  const value = text(env, name)?.toLowerCase();
+  if (value === undefined) return fallback;
+  if (value !== "on" && value !== "off") throw new ConfigError(name, `must be on or off (got "${value}")`);
+  return value === "on";
 }
 
 function loadPageTokenSecret(env: Env): string | undefined {

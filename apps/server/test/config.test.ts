@@ -84,6 +84,15 @@ describe("configuration", () => {
     );
   });
 
+  it("calls unary RPCs in-process unless RPC_IN_PROCESS_UNARY is off", () => {
+    expect(loadConfig({}).rpcInProcessUnary).toBe(true);
+    expect(loadConfig({ RPC_IN_PROCESS_UNARY: "OFF" }).rpcInProcessUnary).toBe(false);
+    expect(loadConfig({ RPC_IN_PROCESS_UNARY: "on" }).rpcInProcessUnary).toBe(true);
+    expect(() => loadConfig({ RPC_IN_PROCESS_UNARY: "no" })).toThrow(
+      /RPC_IN_PROCESS_UNARY must be on or off/,
+    );
+  });
+
   it("uses a JWKS when one is configured", () => {
     const config = loadConfig({
       AUTH_JWKS_URL: "https://issuer.example/jwks.json",

@@ -12,8 +12,8 @@ import {
   transformInvokeImplementation,
 } from "@connectrpc/connect/protocol";
 import type { CompiledRoute } from "./compile-routes.js";
+import { createInProcessContext } from "./in-process-context.js";
 import type { NodeServerRequest, NodeServerResponse } from "./node-types.js";
-import { RequestHeaders } from "./request-headers.js";
 import { isForwardedRequestHeader, setResponseHeaders } from "./rest-headers.js";
 import type { ServerStreamAnswer } from "./server-stream.js";
 import type { RegisteredMethod } from "./transcoding-router.js";
@@ -82,39 +82,20 @@ export function callServerStreamInProcess(
   };
 }
 
-/**
- * The context a method is called in: the REST request's method, its headers as the call sees them
- * (read from Node's headers when asked), no deadline, and a signal that aborts when the client goes
- * away before the response is complete.
- */
+/** The context of a REST call: its headers as REST forwards them, no deadline. */
 function createHandlerContext(
   req: NodeServerRequest,
   res: NodeServerResponse,
   entry: CompiledRoute,
   contextValues: ContextValuesOf,
 ): HandlerContext {
-  const method = entry.route.method;
-  const controller = new AbortController();
-  res.once("close", () => {
-    // Closed before the answer was ended: the client went away. (Not `writableFinished`, which an
-    // HTTP/2 stream the client reset reports true.)
-    if (!res.writableEnded) controller.abort();
-  });
-  return {
-    method,
-    service: method.parent,
-    signal: controller.signal,
-    timeoutMs: noTimeout,
-    requestMethod: req.method ?? "GET",
-    requestHeader: new RequestHeaders(req.headers, isForwardedRequestHeader),
-    responseHeader: new Headers(),
-    responseTrailer: new Headers(),
+  return createInProcessContext({
+    req,
+    res,
+    method: entry.route.method,
+    requestPath: entry.handler.requestPath,
     protocolName: "rest",
+    isForwarded: isForwardedRequestHeader,
     values: contextValues?.(req) ?? createContextValues(),
-    url: `http://${req.headers.host ?? req.headers[":authority"] ?? "localhost"}${entry.handler.requestPath}`,
-  };
-}
-
-function noTimeout(): undefined {
-  return undefined;
+  }).context;
 }

@@ -19,6 +19,11 @@ export { hasRawResponse, isHttpBody, type RawBodyTarget, rawBodyTarget } from ".
 export { collectHttpRoutes, type HttpPathVariable, type HttpRoute } from "./http-route.js";
 export { isCompressedRoute, isConditionalRoute } from "./http-semantics.js";
 export { createHttpTranscoder } from "./http-transcoder.js";
+export {
+  createInProcessContext,
+  type InProcessCall,
+  type InProcessContextInit,
+} from "./in-process-context.js";
 export type { NodeHandlerFn, NodeServerRequest, NodeServerResponse } from "./node-types.js";
 export { nextPageTokenField } from "./page-links.js";
 export { acceptsFieldsParameter, fieldsParameter } from "./partial-response.js";

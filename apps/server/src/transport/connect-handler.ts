@@ -4,7 +4,8 @@ import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from
 import { splitRequestTarget } from "@folio/http-transcoder";
 import type { Logger } from "pino";
 import { codeOfStatus, factsOf } from "../observe/request-facts.js";
-import type { NodeHandler, NodeRequest } from "./node-handler.js";
+import type { NodeHandler, NodeRequest, NodeResponse } from "./node-handler.js";
+import type { UnaryCalls } from "./unary/unary-call.js";
 import { writeUnaryResponse } from "./unary-response.js";
 
 /** Options of {@link createConnectHandler}. */
@@ -14,17 +15,21 @@ export interface ConnectHandlerOptions {
   /** Answers requests for paths that are no procedure of the router. */
   readonly notFound: NodeHandler;
   readonly logger: Logger;
+  /** Serves the unary calls it can in-process; absent: connect-es's handlers serve every call. */
+  readonly unaryCalls?: UnaryCalls | undefined;
 }
 
 /**
  * Serves a router's procedures over Connect, gRPC and gRPC-Web. `connectNodeAdapter` does the
  * same but builds a router of its own from a callback; this serves the server's one router, whose
- * handlers the REST transcoder serves too.
+ * handlers the REST transcoder serves too. A unary call the in-process path takes
+ * (`unary/wire.ts` says which) is served there; every other request by connect-es's handler.
  */
 export function createConnectHandler(router: ConnectRouter, options: ConnectHandlerOptions): NodeHandler {
   const byPath = new Map<string, UniversalHandler>(
     router.handlers.map((handler) => [handler.requestPath, handler]),
   );
+  const unaryCalls = options.unaryCalls;
   return (req, res) => {
     const handler = byPath.get(splitRequestTarget(req.url).path);
     const facts = factsOf(req);
@@ -36,8 +41,27 @@ export function createConnectHandler(router: ConnectRouter, options: ConnectHand
     }
     // Known before the interceptors run, for a request refused earlier (a payload that does not decode).
     facts?.called(handler.requestPath.slice(1));
+    const wire = unaryCalls?.wireOf(req, handler.requestPath);
+    if (unaryCalls !== undefined && wire !== undefined) {
+      unaryCalls.serve(req, res, handler.requestPath, wire, (body) =>
+        serveByHandler(req, res, handler, body),
+      );
+      return;
+    }
+    serveByHandler(req, res, handler, undefined);
+  };
+
+  /** connect-es's handler; `body`: the request body, when the in-process path read it already. */
+  function serveByHandler(
+    req: NodeRequest,
+    res: NodeResponse,
+    handler: UniversalHandler,
+    body: AsyncIterable<Uint8Array> | undefined,
+  ): void {
+    const facts = factsOf(req);
     const unary = handler.method.methodKind === "unary";
-    const request = universalRequestFromNodeRequest(req, res, undefined, options.contextValues(req));
+    let request = universalRequestFromNodeRequest(req, res, undefined, options.contextValues(req));
+    if (body !== undefined) request = { ...request, body };
     handler(request)
       .then((response) => {
         // An answer before any call exists (an unsupported content type: 415) carries no code.
@@ -49,5 +73,5 @@ export function createConnectHandler(router: ConnectRouter, options: ConnectHand
         if (ConnectError.from(reason).code === Code.Aborted) return;
         options.logger.error({ err: reason, procedure: handler.requestPath }, "writing the response failed");
       });
-  };
+  }
 }

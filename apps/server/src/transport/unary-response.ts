@@ -24,18 +24,41 @@ export async function writeUnaryResponse(
   // HTTP/1.1 trailers need a chunked body (no protocol Folio serves has them there): as before.
   if (http1 && response.trailer !== undefined) return universalResponseToNodeResponse(response, res);
   const body = await readBody(response.body);
-  const header = nodeHeaders(response.header);
-  if (http1 && header["content-length"] === undefined) header["content-length"] = String(body.byteLength);
-  if (http1) {
-    (res as http.ServerResponse).writeHead(response.status, header);
+  writeUnaryAnswer(res, {
+    status: response.status,
+    header: nodeHeaders(response.header),
+    body,
+    trailer: response.trailer === undefined ? undefined : nodeHeaders(response.trailer),
+  });
+}
+
+/** Node's form of response headers: a name given twice has both values. */
+export type NodeHeaders = Record<string, string | string[]>;
+
+/** A unary call's whole answer, ready for the wire. */
+export interface UnaryAnswer {
+  readonly status: number;
+  readonly header: NodeHeaders;
+  readonly body: Uint8Array;
+  /** HTTP/2 trailers (gRPC); HTTP/1.1 never has them here. */
+  readonly trailer?: NodeHeaders | undefined;
+}
+
+/** Writes a unary answer: status, headers, body and trailers, handed to Node in one go. */
+export function writeUnaryAnswer(res: NodeResponse, answer: UnaryAnswer): void {
+  const { header, body } = answer;
+  if (!("stream" in res)) {
+    if (header["content-length"] === undefined) header["content-length"] = String(body.byteLength);
+    (res as http.ServerResponse).writeHead(answer.status, header);
   } else {
-    (res as http2.Http2ServerResponse).writeHead(response.status, header);
-    if (response.trailer !== undefined) res.addTrailers(nodeHeaders(response.trailer));
+    (res as http2.Http2ServerResponse).writeHead(answer.status, header);
+    if (answer.trailer !== undefined) res.addTrailers(answer.trailer);
   }
   res.end(body);
 }
 
-const EMPTY = new Uint8Array(0);
+/** An empty body. */
+export const EMPTY = new Uint8Array(0);
 
 /** The body's chunks as one array (a unary answer has one or two). */
 async function readBody(body: AsyncIterable<Uint8Array> | undefined): Promise<Uint8Array> {
@@ -56,8 +79,8 @@ async function readBody(body: AsyncIterable<Uint8Array> | undefined): Promise<Ui
 }
 
 /** Node's form of fetch `Headers`; a name given twice keeps both values, as connect-node's does. */
-function nodeHeaders(headers: Headers | undefined): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
+export function nodeHeaders(headers: Headers | undefined): NodeHeaders {
+  const out: NodeHeaders = Object.create(null) as NodeHeaders;
   headers?.forEach((value, key) => {
     const existing = out[key];
     if (existing === undefined) out[key] = value;

@@ -1,0 +1,190 @@
+import type { JsonWriteOptions } from "@bufbuild/protobuf";
+import {
+  Code,
+  ConnectError,
+  type ContextValues,
+  type HandlerContext,
+  type Interceptor,
+  type MethodImplSpec,
+} from "@connectrpc/connect";
+import {
+  createMethodSerializationLookup,
+  invokeUnaryImplementation,
+  validateReadWriteMaxBytes,
+} from "@connectrpc/connect/protocol";
+import { createInProcessContext, type RegisteredMethod } from "@folio/http-transcoder";
+import type { Logger } from "pino";
+import { codeOfStatus, factsOf } from "../../observe/request-facts.js";
+import type { ConnectRequestOptions } from "../connect-request-options.js";
+import type { NodeRequest, NodeResponse } from "../node-handler.js";
+import { writeUnaryAnswer } from "../unary-response.js";
+import { clientGoneReason } from "./client-gone.js";
+import { connectAnswer } from "./connect-framing.js";
+import { grpcAnswer } from "./grpc-framing.js";
+import { grpcWebAnswer } from "./grpc-web-framing.js";
+import { bodyBytes, readBody, replayBody, singleEnvelope } from "./read-message.js";
+import { type UnaryWire, unaryWireOf } from "./wire.js";
+
+/** Options of {@link createUnaryCalls}: what the router was built with. */
+export interface UnaryCallOptions {
+  /** The router's methods, by request path, with their interceptors. */
+  readonly registered: ReadonlyMap<string, RegisteredMethod>;
+  readonly requestOptions: ConnectRequestOptions;
+  /** The router's request gate, run for every call before its body is read. */
+  readonly requestGate: (context: HandlerContext) => void;
+  readonly contextValues: (req: NodeRequest) => ContextValues;
+  readonly logger: Logger;
+}
+
+/** Hands a request on to connect-es's handler, with the body to read instead of the request's. */
+export type Fallback = (body: AsyncIterable<Uint8Array>) => void;
+
+/** The in-process unary calls of Connect, gRPC and gRPC-Web. */
+export interface UnaryCalls {
+  /** The wire of a request served in-process; undefined: connect-es's handler serves it. */
+  wireOf(req: NodeRequest, requestPath: string): UnaryWire | undefined;
+  /** Serves a request {@link wireOf} accepted, or hands it to `fallback` once read. */
+  serve(req: NodeRequest, res: NodeResponse, requestPath: string, wire: UnaryWire, fallback: Fallback): void;
+}
+
+interface Method {
+  readonly spec: MethodImplSpec & { kind: "unary" };
+  readonly interceptors: Interceptor[];
+  readonly serialization: ReturnType<typeof createMethodSerializationLookup>;
+}
+
+/**
+ * Calls a unary method of the router in-process, as REST does, for Connect, gRPC and gRPC-Web:
+ * the request message read off Node's request and decoded, the method called through the
+ * router's interceptors with a context built cheaply, and the answer written in the protocol's
+ * framing in one write. What connect-es's handlers do for such a call, by connect-es's own
+ * protocol functions, without the per-call `Headers` copies, linked abort controllers, URL parsing
+ * and async-iterable pipeline that cost as much as the call itself.
+ */
+export function createUnaryCalls(options: UnaryCallOptions): UnaryCalls {
+  const { readMaxBytes, acceptCompression, jsonOptions } = options.requestOptions;
+  const limits = validateReadWriteMaxBytes(readMaxBytes, undefined, undefined);
+  const methods = new Map<string, Method | undefined>();
+  const methodOf = (requestPath: string): Method | undefined => {
+    if (methods.has(requestPath)) return methods.get(requestPath);
+    const registered = options.registered.get(requestPath);
+    const method =
+      registered === undefined || registered.spec.kind !== "unary"
+        ? undefined
+        : {
+            spec: registered.spec,
+            interceptors: registered.interceptors as Interceptor[],
+            serialization: createMethodSerializationLookup(
+              registered.spec.method,
+              undefined,
+              jsonOptions,
+              limits,
+            ),
+          };
+    methods.set(requestPath, method);
+    return method;
+  };
+
+  async function call(
+    req: NodeRequest,
+    res: NodeResponse,
+    requestPath: string,
+    wire: UnaryWire,
+    fallback: Fallback,
+  ): Promise<void> {
+    const method = methodOf(requestPath) as Method;
+    const envelope = wire.protocol !== "connect";
+    const read = await readBody(req, envelope ? readMaxBytes + 5 : readMaxBytes);
+    const body = read.complete ? bodyBytes(read) : undefined;
+    const message = body === undefined ? undefined : requestMessage(req, body, wire);
+    if (message === undefined) {
+      fallback(replayBody(read, req));
+      return;
+    }
+    const { context, abort, end } = createInProcessContext({
+      req,
+      res,
+      method: method.spec.method,
+      requestPath,
+      protocolName: wire.protocol,
+      isForwarded: notPseudoHeader,
+      values: options.contextValues(req),
+      timeoutMs: wire.timeoutMs,
+      closeReason: () => clientGoneReason(req),
+    });
+    options.requestGate(context);
+    let outcome: Uint8Array | ConnectError;
+    try {
+      let data = message.data;
+      if (message.compressed && wire.requestCompression !== null) {
+        data = await wire.requestCompression.decompress(data, readMaxBytes);
+      }
+      const input = method.serialization.getI(wire.binary).parse(data);
+      const output = await invokeUnaryImplementation(method.spec, context, input, method.interceptors);
+      outcome = method.serialization.getO(wire.binary).serialize(output);
+      end();
+    } catch (reason) {
+      // As connect-es's handlers: the call's signal aborts with the failure (the request gate
+      // reads it), and what is no ConnectError is an internal error.
+      abort(reason);
+      outcome =
+        reason instanceof ConnectError
+          ? reason
+          : new ConnectError("internal error", Code.Internal, undefined, undefined, reason);
+    }
+    const answer = await answerOf(context, wire, outcome);
+    const facts = factsOf(req);
+    if (facts !== undefined && !facts.intercepted) facts.answered(codeOfStatus(answer.status));
+    // The client went away: nothing to write to.
+    if (res.writableEnded || ("stream" in res ? res.stream.destroyed : res.destroyed)) return;
+    writeUnaryAnswer(res, answer);
+  }
+
+  function answerOf(context: HandlerContext, wire: UnaryWire, outcome: Uint8Array | ConnectError) {
+    const min = limits.compressMinBytes;
+    switch (wire.protocol) {
+      case "grpc":
+        return grpcAnswer(context, wire, outcome, min);
+      case "grpcweb":
+        return grpcWebAnswer(context, wire, outcome, min);
+      default:
+        return connectAnswer(context, wire, outcome, min, jsonOptions as Partial<JsonWriteOptions>);
+    }
+  }
+
+  return {
+    wireOf(req, requestPath) {
+      return methodOf(requestPath) === undefined ? undefined : unaryWireOf(req, acceptCompression);
+    },
+    serve(req, res, requestPath, wire, fallback) {
+      call(req, res, requestPath, wire, fallback).catch((reason: unknown) => {
+        options.logger.error({ err: reason, procedure: requestPath }, "writing the response failed");
+      });
+    },
+  };
+}
+
+/** The request message's bytes, or undefined for a body connect-es should answer itself. */
+function requestMessage(
+  req: NodeRequest,
+  body: Buffer,
+  wire: UnaryWire,
+): { data: Uint8Array; compressed: boolean } | undefined {
+  if (wire.protocol === "connect") {
+    // A body shorter or longer than it said: connect-es's "promised N bytes" error.
+    const length = req.headers["content-length"];
+    if (length !== undefined && length !== String(body.byteLength)) return undefined;
+    return { data: body, compressed: wire.requestCompression !== null };
+  }
+  const envelope = singleEnvelope(body);
+  if (envelope === undefined) return undefined;
+  const compressed = envelope.flags === 1;
+  // A compressed message with no coding named: connect-es's error.
+  if (compressed && wire.requestCompression === null) return undefined;
+  return { data: envelope.data, compressed };
+}
+
+/** A call sees every request header but HTTP/2's pseudo-headers, as connect-node's handler gives them. */
+function notPseudoHeader(name: string): boolean {
+  return name.charCodeAt(0) !== 58; /* ":" */
+}
