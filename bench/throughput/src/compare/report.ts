@@ -1,4 +1,4 @@
-import { type Contestant, SERVER_OF, WORKLOAD_TITLE, type Workload } from "./contestants.ts";
+import { ACCEPT_ENCODING, type Contestant, SERVER_OF, WORKLOAD_TITLE, type Workload } from "./contestants.ts";
 import { type Sample, throughput } from "./sample.ts";
 import { median, pairedRatio } from "./stats.ts";
 
@@ -176,18 +176,30 @@ export function printSummary(results: Results): void {
     console.log("\nCPU per request ratios, median of the per-round ratios (min–max; below 1: cheaper):\n");
     printTable(["ratio", ...workloads], cpu);
   }
-  const rss = new Map<string, number>();
-  for (const w of workloads) {
-    for (const c of contestants) {
-      for (const m of samples(w, c) ?? []) {
-        const server = SERVER_OF[c];
-        rss.set(server, Math.max(rss.get(server) ?? 0, m.rssBytes));
+  // Largest RSS of each server over the workloads every contestant runs, which are measured first;
+  // then Folio's after its REST-only compressed workloads too.
+  const largestRss = (among: readonly Workload[]) => {
+    const rss = new Map<string, number>();
+    for (const w of among) {
+      for (const c of contestants) {
+        for (const m of samples(w, c) ?? []) {
+          const server = SERVER_OF[c];
+          rss.set(server, Math.max(rss.get(server) ?? 0, m.rssBytes));
+        }
       }
     }
-  }
+    return rss;
+  };
+  const megabytes = (bytes: number | undefined) => `${fixed((bytes ?? 0) / 1024 / 1024, 0)} MB`;
+  const shared = workloads.filter((w) => ACCEPT_ENCODING[w] === undefined);
   console.log(
-    `\nRSS under load, largest after any sample: ${[...rss].map(([server, bytes]) => `${server} ${fixed(bytes / 1024 / 1024, 0)} MB`).join(", ")}`,
+    `\nRSS under load, largest after any sample of ${shared.join(", ")}: ${[...largestRss(shared)].map(([server, bytes]) => `${server} ${megabytes(bytes)}`).join(", ")}`,
   );
+  if (shared.length < workloads.length) {
+    console.log(
+      `Folio's after its compressed workloads too: ${megabytes(largestRss(workloads).get("folio"))}`,
+    );
+  }
 }
 
 /** A Markdown table, numbers right-aligned. */
