@@ -31,6 +31,7 @@ import {
   GRPC_CONTESTANTS,
   runs,
   SERVER_OF,
+  type Workload,
 } from "./compare/contestants.ts";
 import { type BenchDatabase, createBenchDatabase, seedProjects } from "./compare/database.ts";
 import { preflight } from "./compare/preflight.ts";
@@ -221,37 +222,40 @@ async function compare(): Promise<boolean> {
     options.workloads.filter((workload) => ACCEPT_ENCODING[workload] === undefined),
     options.workloads.filter((workload) => ACCEPT_ENCODING[workload] !== undefined),
   ];
-  for (const phase of phases)
+  /** One sample of a contestant under a workload, after its warm-up, recorded and printed. */
+  const measure = async (contestant: Contestant, workload: Workload, round: number) => {
+    const server = servers.get(SERVER_OF[contestant]) as RunningServer;
+    const drive = drives.get(`${contestant}/${workload}`) as ReturnType<typeof driveOf>;
+    const prefix = `${runTag}-${contestant}-${workload}-r${round + 1}`;
+    if (options.warmup > 0) {
+      await drive.run(server.url, `${prefix}-w`, { ...load, seconds: options.warmup });
+      await settle();
+    }
+    const cpuBefore = cpuMs(server.pid);
+    const sample = await drive.run(server.url, prefix, { ...load, seconds: options.duration });
+    const cpu = cpuMs(server.pid) - cpuBefore;
+    const measured: Measured = {
+      sample,
+      cpuMsPerRequest: sample.requests > 0 ? cpu / sample.requests : Number.NaN,
+      rssBytes: rssBytes(server.pid),
+    };
+    // The requests the load generator left in flight are worked off before the next sample.
+    await settle();
+    results.get(workload)?.get(contestant)?.push(measured);
+    console.log(
+      `round ${round + 1}/${options.rounds}  ${workload.padEnd(9)}  ${contestant.padEnd(19)}  ${throughput(sample).toFixed(0).padStart(6)} req/s  ` +
+        `${measured.cpuMsPerRequest.toFixed(3)} CPU ms/req  non-2xx ${sample.failures}  errors ${sample.errors}`,
+    );
+  };
+  for (const phase of phases) {
     for (let round = 0; round < options.rounds; round++) {
       for (const [w, workload] of phase.entries()) {
-        const order = rotate(options.contestants, round + w);
-        for (const contestant of order) {
-          if (!runs(contestant, workload)) continue;
-          const server = servers.get(SERVER_OF[contestant]) as RunningServer;
-          const drive = drives.get(`${contestant}/${workload}`) as ReturnType<typeof driveOf>;
-          const prefix = `${runTag}-${contestant}-${workload}-r${round + 1}`;
-          if (options.warmup > 0) {
-            await drive.run(server.url, `${prefix}-w`, { ...load, seconds: options.warmup });
-            await settle();
-          }
-          const cpuBefore = cpuMs(server.pid);
-          const sample = await drive.run(server.url, prefix, { ...load, seconds: options.duration });
-          const cpu = cpuMs(server.pid) - cpuBefore;
-          const measured: Measured = {
-            sample,
-            cpuMsPerRequest: sample.requests > 0 ? cpu / sample.requests : Number.NaN,
-            rssBytes: rssBytes(server.pid),
-          };
-          // The requests the load generator left in flight are worked off before the next sample.
-          await settle();
-          results.get(workload)?.get(contestant)?.push(measured);
-          console.log(
-            `round ${round + 1}/${options.rounds}  ${workload.padEnd(9)}  ${contestant.padEnd(19)}  ${throughput(sample).toFixed(0).padStart(6)} req/s  ` +
-              `${measured.cpuMsPerRequest.toFixed(3)} CPU ms/req  non-2xx ${sample.failures}  errors ${sample.errors}`,
-          );
+        for (const contestant of rotate(options.contestants, round + w)) {
+          if (runs(contestant, workload)) await measure(contestant, workload, round);
         }
       }
     }
+  }
 
   for (const server of servers.values()) await server.stop();
   console.log(`\n## Results\n`);

@@ -43,25 +43,27 @@ export interface Compression {
 /** The {@link Compression} of the `compression` option (`false`: none). @private */
 export function createCompression(options: CompressionOptions | false | undefined): Compression | undefined {
   if (options === false) return undefined;
+  const { constants } = zlib;
+  // Each coding's level, the same for whole bodies and for streams.
   const gzip = { level: options?.gzipLevel ?? 6 };
-  const brotliQuality = options?.brotliQuality ?? 4;
-  const zstdLevel = options?.zstdLevel ?? 1;
+  const brotli = { [constants.BROTLI_PARAM_QUALITY]: options?.brotliQuality ?? 4 };
+  const zstd = {
+    params: { [constants.ZSTD_c_compressionLevel]: options?.zstdLevel ?? 1 },
+  } as zlib.ZlibOptions;
+  const zstdOf = zlib as unknown as {
+    createZstdCompress(options: zlib.ZlibOptions): zlib.Gzip;
+    zstdCompress: typeof zlib.gzip;
+  };
   return {
     threshold: options?.threshold ?? 1024,
     codings: (options?.codings ?? supportedContentCodings).filter((c) => supportedContentCodings.includes(c)),
     createCompressor(coding) {
-      const { constants } = zlib;
       if (coding === "gzip") return { compressor: zlib.createGzip(gzip), flushKind: constants.Z_SYNC_FLUSH };
       if (coding === "br") {
-        const params = { [constants.BROTLI_PARAM_QUALITY]: brotliQuality };
-        const compressor = zlib.createBrotliCompress({ params }) as unknown as zlib.Gzip;
+        const compressor = zlib.createBrotliCompress({ params: brotli }) as unknown as zlib.Gzip;
         return { compressor, flushKind: constants.BROTLI_OPERATION_FLUSH };
       }
-      const params = { [constants.ZSTD_c_compressionLevel]: zstdLevel };
-      const compressor = (
-        zlib as unknown as { createZstdCompress(options: unknown): zlib.Gzip }
-      ).createZstdCompress({ params });
-      return { compressor, flushKind: constants.ZSTD_e_flush };
+      return { compressor: zstdOf.createZstdCompress(zstd), flushKind: constants.ZSTD_e_flush };
     },
     compress(coding, body) {
       // On the thread pool: a 350 KB page takes milliseconds, which the event loop is spared.
@@ -69,19 +71,9 @@ export function createCompression(options: CompressionOptions | false | undefine
         const done = (error: Error | null, result: Buffer) => (error ? reject(error) : resolve(result));
         if (coding === "gzip") zlib.gzip(body, gzip, done);
         else if (coding === "br") {
-          const params = {
-            [zlib.constants.BROTLI_PARAM_QUALITY]: brotliQuality,
-            [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength,
-          };
+          const params = { ...brotli, [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength };
           zlib.brotliCompress(body, { params }, done);
-        } else {
-          const params = { [zlib.constants.ZSTD_c_compressionLevel]: zstdLevel };
-          (zlib as unknown as { zstdCompress: typeof zlib.gzip }).zstdCompress(
-            body,
-            { params } as zlib.ZlibOptions,
-            done,
-          );
-        }
+        } else zstdOf.zstdCompress(body, zstd, done);
       });
     },
   };

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { supportedContentCodings } from "../src/index.js";
 import {
+  EMPTY_BOOK_JSON,
   type LibraryServer,
   startLibraryServer,
   startRootFileServer,
@@ -82,20 +83,7 @@ async function check(row: Row): Promise<void> {
   }
 }
 
-/** A Book as REST returns it when only its name is set: every field, with its default or null. */
-const emptyBook = {
-  name: "",
-  title: "",
-  tags: [],
-  pages: null,
-  genre: "GENRE_UNSPECIFIED",
-  publishTime: null,
-  details: null,
-  labels: {},
-  isbn: "0",
-  ebookUrl: null,
-  printRun: null,
-};
+const emptyBook = EMPTY_BOOK_JSON;
 
 function badRequest(...violations: [field: string, description: unknown][]) {
   return [

@@ -316,3 +316,18 @@ async function listen(
       }),
   };
 }
+
+/** A Book as REST returns it when only its name is set: every field, with its default or null. */
+export const EMPTY_BOOK_JSON = {
+  name: "",
+  title: "",
+  tags: [],
+  pages: null,
+  genre: "GENRE_UNSPECIFIED",
+  publishTime: null,
+  details: null,
+  labels: {},
+  isbn: "0",
+  ebookUrl: null,
+  printRun: null,
+};

@@ -5,7 +5,7 @@ import http2 from "node:http2";
 import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type ContentCoding, supportedContentCodings } from "../src/index.js";
-import { type LibraryServer, startLibraryServer } from "./library-server.js";
+import { EMPTY_BOOK_JSON, type LibraryServer, startLibraryServer } from "./library-server.js";
 
 /** A streaming decompressor of the coding. */
 function decompressor(coding: string | undefined): zlib.Gunzip {
@@ -103,19 +103,7 @@ const formats = [
 
 /** The first Book of the stream, as REST writes it: every field, with its default or null. */
 const book1 = (parent: string) =>
-  JSON.stringify({
-    name: `${parent}/books/1`,
-    title: "Book 1",
-    tags: [],
-    pages: null,
-    genre: "GENRE_UNSPECIFIED",
-    publishTime: null,
-    details: null,
-    labels: {},
-    isbn: "0",
-    ebookUrl: null,
-    printRun: null,
-  });
+  JSON.stringify({ ...EMPTY_BOOK_JSON, name: `${parent}/books/1`, title: "Book 1" });
 
 describe.each([false, true])("server streams compressed per message, HTTP/2: %s", (h2) => {
   let server: LibraryServer;

@@ -6,13 +6,6 @@ import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from "./connection-l
 /** How long, and how much, a connection is read and discarded after an early answer. */
 export type LingeringClose = Pick<ConnectionLimits, "lingerTimeMs" | "lingerIdleMs" | "lingerMaxBytes">;
 
-/** The bounds used when none are given: a few seconds, a few MiB. */
-export const DEFAULT_LINGERING_CLOSE: LingeringClose = {
-  lingerTimeMs: DEFAULT_CONNECTION_LIMITS.lingerTimeMs,
-  lingerIdleMs: DEFAULT_CONNECTION_LIMITS.lingerIdleMs,
-  lingerMaxBytes: DEFAULT_CONNECTION_LIMITS.lingerMaxBytes,
-};
-
 /**
  * Marks an HTTP/1.1 response `Connection: close` when it starts before its request has fully
  * arrived (a body refused as too large, say), and closes the connection lingeringly once the
@@ -26,7 +19,7 @@ export const DEFAULT_LINGERING_CLOSE: LingeringClose = {
 export function closeAfterEarlyResponse(
   req: http.IncomingMessage,
   res: http.ServerResponse,
-  bounds: LingeringClose = DEFAULT_LINGERING_CLOSE,
+  bounds: LingeringClose = DEFAULT_CONNECTION_LIMITS,
 ): void {
   const writeHead = res.writeHead;
   res.writeHead = function (this: http.ServerResponse, ...args: unknown[]) {

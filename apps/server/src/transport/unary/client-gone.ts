@@ -9,9 +9,9 @@ import type { NodeRequest } from "../node-handler.js";
 export function clientGoneReason(req: NodeRequest): unknown {
   // HTTP/1.1 has no reset codes: a connection reset mid-call (ECONNRESET) is `aborted`, as there.
   if (!("stream" in req)) return req.errored ? ConnectError.from(req.errored, Code.Aborted) : clientGone;
-  const rstCode = "stream" in req ? req.stream.rstCode : undefined;
+  const rstCode = req.stream.rstCode;
   const code = rstCode === undefined ? undefined : CODE_OF_RESET[rstCode];
-  if (code === undefined || rstCode === undefined) return clientGone;
+  if (rstCode === undefined || code === undefined) return clientGone;
   return new ConnectError(
     `http/2 stream closed with error code ${RESET_NAMES[rstCode]} (0x${rstCode.toString(16)})`,
     code,
@@ -20,7 +20,10 @@ export function clientGoneReason(req: NodeRequest): unknown {
 
 const clientGone = new DOMException("This operation was aborted", "AbortError");
 
-/** connect-node's mapping of HTTP/2 reset codes (RFC 9113, section 7); NO_ERROR and STREAM_CLOSED have none. */
+/**
+ * connect-node's mapping of HTTP/2 reset codes (RFC 9113, section 7; its `connectErrorFromH2ResetCode`,
+ * which the package does not export); NO_ERROR and STREAM_CLOSED have none.
+ */
 const CODE_OF_RESET: Readonly<Record<number, Code>> = {
   1: Code.Internal,
   2: Code.Internal,
