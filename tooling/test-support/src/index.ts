@@ -46,11 +46,38 @@ export async function createDatabaseOnServer(
     kind: "postgres",
     poolSize: 10,
     drop() {
-      // FORCE (PostgreSQL 13+) ends connections a failed test may have left open.
-      dropping ??= runOnServer(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      dropping ??= dropWhenClosed(serverUrl, name);
       return dropping;
     },
   };
+}
+
+/** How long a drop waits for the connections of pools just ended to close. */
+const CLOSING_WAIT_MS = 5_000;
+
+/**
+ * Drops a database once its connections have closed, or after {@link CLOSING_WAIT_MS} with FORCE
+ * (PostgreSQL 13+), which ends those a failed test left open. A `pg` pool's `end()` resolves
+ * while its clients' connections are still closing; FORCE would terminate them, and a client
+ * being ended that hears of it has no listener left: an uncaught error in the test's process.
+ */
+async function dropWhenClosed(serverUrl: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    const deadline = Date.now() + CLOSING_WAIT_MS;
+    while (Date.now() < deadline) {
+      const { rows } = await client.query<{ open: number }>(
+        "SELECT count(*)::int AS open FROM pg_stat_activity WHERE datname = $1",
+        [name],
+      );
+      if (rows[0]?.open === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
 }
 
 async function runOnServer(serverUrl: string, statement: string): Promise<void> {
