@@ -38,6 +38,20 @@ async function spansOf(traceId: string): Promise<ReadableSpan[]> {
 const serverSpan = (spans: ReadableSpan[]) =>
   spans.find((span) => span.kind === SpanKind.SERVER) as ReadableSpan;
 
+/** The spans of SQL statements among `spans`; fails unless each is beneath `root`. */
+function databaseSpans(spans: ReadableSpan[], root: ReadableSpan): ReadableSpan[] {
+  const byId = new Map(spans.map((span) => [span.spanContext().spanId, span]));
+  const underRoot = (span: ReadableSpan): boolean => {
+    const parent = span.parentSpanContext?.spanId;
+    if (parent === root.spanContext().spanId) return true;
+    const next = parent === undefined ? undefined : byId.get(parent);
+    return next !== undefined && underRoot(next);
+  };
+  const database = spans.filter((span) => span.attributes["db.query.text"] !== undefined);
+  expect(database.every(underRoot)).toBe(true);
+  return database;
+}
+
 describe("tracing", () => {
   it("is off unless the OTEL_* variables ask for an exporter", () => {
     expect(tracingRequested({})).toBe(false);
@@ -75,21 +89,42 @@ describe("tracing", () => {
     });
     expect(root.status.code).not.toBe(SpanStatusCode.ERROR);
 
-    // Prisma's spans of the query, children (or grandchildren) of the server span.
-    const byId = new Map(spans.map((span) => [span.spanContext().spanId, span]));
-    const underRoot = (span: ReadableSpan): boolean => {
-      const parent = span.parentSpanContext?.spanId;
-      if (parent === root.spanContext().spanId) return true;
-      const next = parent === undefined ? undefined : byId.get(parent);
-      return next !== undefined && underRoot(next);
-    };
-    const database = spans.filter((span) => span.name.startsWith("prisma:"));
-    expect(database.length).toBeGreaterThan(0);
-    expect(database.every(underRoot)).toBe(true);
-    expect(database.some((span) => /INSERT INTO/i.test(String(span.attributes["db.query.text"])))).toBe(true);
+    // The statement's span, a child of the server span: the create runs on the pool, outside
+    // Prisma, and is traced by @folio/db itself.
+    const database = databaseSpans(spans, root);
+    expect(database.map((span) => span.name)).toEqual(["INSERT folders"]);
+    expect(database[0]?.kind).toBe(SpanKind.CLIENT);
+    expect(database[0]?.attributes["db.system.name"]).toBe("postgresql");
+    expect(String(database[0]?.attributes["db.query.text"])).toMatch(/INSERT INTO folders/);
 
     const line = logLines.find((l) => l.requestId === requestId && l.msg === "request completed");
     expect(line).toMatchObject({ traceId, method: "folio.v1.FolderService/CreateFolder", protocol: "rest" });
+  });
+
+  it("traces the queries of a transaction by Prisma's spans, beneath the server span", async () => {
+    const traceId = randomBytes(16).toString("hex");
+    const token = await server.issuer.sign({ org_id: randomUUID() });
+    const outcome = await createFolder(
+      server,
+      "rest",
+      { name: "Traced with a key" },
+      {
+        token,
+        headers: {
+          traceparent: `00-${traceId}-${randomBytes(8).toString("hex")}-01`,
+          "idempotency-key": randomUUID(),
+        },
+      },
+    );
+    expect(outcome.code).toBe("ok");
+    const spans = await spansOf(traceId);
+    const database = databaseSpans(spans, serverSpan(spans));
+    expect(database.some((span) => span.name.startsWith("prisma:"))).toBe(true);
+    expect(
+      database.some((span) =>
+        /INSERT INTO\s+"?idempotency_keys/i.test(String(span.attributes["db.query.text"])),
+      ),
+    ).toBe(true);
   });
 
   it("starts a trace for a request without traceparent, with the gRPC status of the call", async () => {

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { DescMethod, DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { callerKey } from "./caller.js";
@@ -88,7 +88,7 @@ export function assertEveryMethodHasScope(
 
 /** The id of a token: its SHA-256, hex (see {@link Caller.tokenId}). */
 function tokenIdOf(token: string): string {
-  return createHash("sha256").update(token, "utf8").digest("hex");
+  return hash("sha256", token, "hex");
 }
 
 function invalidToken(realm: string, message: string): ConnectError {

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { AccessTokenVerifier } from "./caller.js";
 import type { TrackedKeySet, VerificationKey } from "./key-set.js";
 
@@ -59,7 +59,7 @@ export function createVerifiedTokenCache(options: VerifiedTokenCacheOptions): Ac
     keys.maintain();
     // Keyed by the token's hash, not the token: an entry costs the same for a 200-byte and a
     // 16-KB token, and a heap dump holds no usable credentials (as Caller.tokenId).
-    const id = createHash("sha256").update(token, "utf8").digest("base64url");
+    const id = hash("sha256", token, "base64url");
     const entry = entries.get(id);
     if (entry !== undefined) {
       if (Date.now() < entry.expiresAtMs) {

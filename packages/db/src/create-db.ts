@@ -10,6 +10,7 @@ import { type ProjectPageQuery, type ProjectQueries, projectQueries } from "./pr
 import { canWrite, dropReadOnlyConnections } from "./read-only-connections.js";
 import { REPLICA_LAG_SQL, type ReadRoute, routeReads } from "./replica-reads.js";
 import { type SessionTimeouts, sessionTimeouts, startupParameters } from "./session-settings.js";
+import { type RunSql, sqlInTransaction, sqlOnPool } from "./sql-statements.js";
 
 /** Options of {@link createDb}. */
 export interface CreateDbOptions {
@@ -94,9 +95,9 @@ export function createDb(url: string, options: CreateDbOptions): Db {
   const onConnectionError = options.onConnectionError ?? (() => undefined);
   const pool = openPool(url, options.poolSize, acquireTimeoutMs, timeouts, onConnectionError);
   const prisma = prismaOn(pool, acquireTimeoutMs, statementTimeoutMs, onConnectionError);
-  const queriesOn = (client: Parameters<typeof folderQueries>[0]): Queries => ({
-    folders: folderQueries(client),
-    projects: projectQueries(client),
+  const queriesOn = (client: Parameters<typeof folderQueries>[0], sql: RunSql): Queries => ({
+    folders: folderQueries(client, sql),
+    projects: projectQueries(client, sql),
     idempotencyKeys: idempotencyKeyQueries(client),
   });
   // Writes may hold all but a quarter of the connections: when a lock blocks them (another
@@ -110,7 +111,7 @@ export function createDb(url: string, options: CreateDbOptions): Db {
       }
       throw error;
     });
-  const root = mapFailures(queriesOn(prisma));
+  const root = mapFailures(queriesOn(prisma, sqlOnPool(pool)));
   const replica =
     options.replica === undefined ? undefined : openReplica(options.replica, timeouts, onConnectionError);
   return {
@@ -128,7 +129,9 @@ export function createDb(url: string, options: CreateDbOptions): Db {
               ),
           },
     transaction: (work) =>
-      asWrite(() => prisma.$transaction((tx) => work(queriesOn(tx))).catch(rethrowMapped)),
+      asWrite(() =>
+        prisma.$transaction((tx) => work(queriesOn(tx, sqlInTransaction(tx)))).catch(rethrowMapped),
+      ),
     async ping() {
       try {
         await pool.query("SELECT 1");
@@ -210,7 +213,7 @@ function openReplica(
     intervalMs: options.checkIntervalMs ?? 1_000,
     ...(options.onRouteChange === undefined ? {} : { onChange: options.onRouteChange }),
   });
-  const projects = projectQueries(prisma);
+  const projects = projectQueries(prisma, sqlOnPool(pool));
   return {
     routing,
     page: (query: ProjectPageQuery) => projects.page(query).catch(rethrowMapped),

@@ -1,4 +1,5 @@
-import type { Folder, Prisma } from "./gen/prisma/client.js";
+import { type Folder, Prisma } from "./gen/prisma/client.js";
+import type { RunSql } from "./sql-statements.js";
 
 /** A folder to create; ids are the caller's org and user, `nameKey` the name as siblings compare it. */
 export interface NewFolder {
@@ -42,8 +43,8 @@ interface CreatedRow {
   created_at: Date | null;
 }
 
-/** Folder queries on `client` (the pool, or a transaction). */
-export function folderQueries(client: Prisma.TransactionClient): FolderQueries {
+/** Folder queries on `client` (the pool, or a transaction), its SQL statements run by `sql`. */
+export function folderQueries(client: Prisma.TransactionClient, sql: RunSql): FolderQueries {
   return {
     async create(folder) {
       // One statement checks the parent (in the folder's org) and inserts, so the usual create is
@@ -51,20 +52,23 @@ export function folderQueries(client: Prisma.TransactionClient): FolderQueries {
       // and compiles each model query anew, which cost more CPU than the rest of the request.
       // ON CONFLICT DO NOTHING instead of catching the unique violation: a violation would abort
       // the caller's transaction, and the clash is an answer, not a failure.
-      const [row] = await client.$queryRaw<CreatedRow[]>`
-        WITH parent AS (
-          SELECT ${folder.parentId}::uuid IS NULL
-            OR EXISTS (SELECT 1 FROM folders WHERE org_id = ${folder.orgId}::uuid AND id = ${folder.parentId}::uuid)
-            AS found
-        ), inserted AS (
-          INSERT INTO folders (org_id, name, name_key, parent_id, color, visibility, created_by_user_id)
-          SELECT ${folder.orgId}::uuid, ${folder.name}, ${folder.nameKey}, ${folder.parentId}::uuid,
-            ${folder.color}, ${folder.visibility}, ${folder.createdByUserId}::uuid
-          FROM parent WHERE parent.found
-          ON CONFLICT DO NOTHING
-          RETURNING id, org_id, name, name_key, parent_id, color, visibility, created_by_user_id, created_at
-        )
-        SELECT parent.found AS parent_found, inserted.* FROM parent LEFT JOIN inserted ON true`;
+      const [row] = await sql<CreatedRow>(
+        "INSERT folders",
+        Prisma.sql`
+          WITH parent AS (
+            SELECT ${folder.parentId}::uuid IS NULL
+              OR EXISTS (SELECT 1 FROM folders WHERE org_id = ${folder.orgId}::uuid AND id = ${folder.parentId}::uuid)
+              AS found
+          ), inserted AS (
+            INSERT INTO folders (org_id, name, name_key, parent_id, color, visibility, created_by_user_id)
+            SELECT ${folder.orgId}::uuid, ${folder.name}, ${folder.nameKey}, ${folder.parentId}::uuid,
+              ${folder.color}, ${folder.visibility}, ${folder.createdByUserId}::uuid
+            FROM parent WHERE parent.found
+            ON CONFLICT DO NOTHING
+            RETURNING id, org_id, name, name_key, parent_id, color, visibility, created_by_user_id, created_at
+          )
+          SELECT parent.found AS parent_found, inserted.* FROM parent LEFT JOIN inserted ON true`,
+      );
       if (row === undefined || !row.parent_found) return { kind: "parent-not-found" };
       if (row.id !== null) return { kind: "created", folder: toFolder(row) };
       // A sibling holds the name. It committed before the insert skipped, so a new statement (a

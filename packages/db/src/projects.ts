@@ -1,4 +1,5 @@
 import { Prisma, type Project } from "./gen/prisma/client.js";
+import type { RunSql } from "./sql-statements.js";
 
 /** Filters of a project listing; an absent filter matches every project. */
 export interface ProjectFilters {
@@ -46,8 +47,8 @@ interface ProjectRow {
   created_at: Date;
 }
 
-/** Project queries on `client` (the pool, or a transaction). */
-export function projectQueries(client: Prisma.TransactionClient): ProjectQueries {
+/** Project queries on `client` (the pool, or a transaction), its SQL statements run by `sql`. */
+export function projectQueries(client: Prisma.TransactionClient, sql: RunSql): ProjectQueries {
   return {
     async page(query) {
       const conditions = [Prisma.sql`org_id = ${query.orgId}::uuid`];
@@ -58,12 +59,15 @@ export function projectQueries(client: Prisma.TransactionClient): ProjectQueries
       if (query.after) {
         conditions.push(Prisma.sql`(name, id) > (${query.after.name}, ${query.after.id}::uuid)`);
       }
-      const rows = await client.$queryRaw<ProjectRow[]>`
-        SELECT id, org_id, name, street, house_number, postal_code, city, country, created_at
-        FROM projects
-        WHERE ${Prisma.join(conditions, " AND ")}
-        ORDER BY name, id
-        LIMIT ${query.limit}`;
+      const rows = await sql<ProjectRow>(
+        "SELECT projects",
+        Prisma.sql`
+          SELECT id, org_id, name, street, house_number, postal_code, city, country, created_at
+          FROM projects
+          WHERE ${Prisma.join(conditions, " AND ")}
+          ORDER BY name, id
+          LIMIT ${query.limit}`,
+      );
       return rows.map(toProject);
     },
     async isEmpty() {

@@ -127,6 +127,38 @@ describe("folders.create", () => {
   });
 });
 
+describe("the statements on the pool and in a transaction", () => {
+  // Outside a transaction they run through pg, inside one through Prisma: the same rows either way.
+  it("read the same projects and create folders of the same shape", async () => {
+    const orgId = randomUUID();
+    await db.projects.insert([
+      {
+        orgId,
+        name: "Quay",
+        street: "Rheinweg",
+        houseNumber: "3",
+        postalCode: "4058",
+        city: "Basel",
+        country: "CH",
+      },
+      { orgId, name: "Lock" },
+    ]);
+    const onPool = await db.projects.page({ orgId, limit: 10 });
+    expect(onPool).toHaveLength(2);
+    expect(await db.transaction((tx) => tx.projects.page({ orgId, limit: 10 }))).toEqual(onPool);
+
+    const parent = await created(newFolder(orgId, "Site"));
+    const inTransaction = await db.transaction((tx) => tx.folders.create(newFolder(orgId, "Survey")));
+    expect(inTransaction.kind).toBe("created");
+    const other = inTransaction.kind === "created" ? inTransaction.folder : undefined;
+    expect(Object.keys(other ?? {}).sort()).toEqual(Object.keys(parent).sort());
+    for (const [key, value] of Object.entries(parent)) {
+      expect(typeof (other as Record<string, unknown>)[key], key).toBe(typeof value);
+    }
+    expect(other?.createdAt).toBeInstanceOf(Date);
+  });
+});
+
 describe("projects.page", () => {
   it("pages an org's projects by (name, id) with filters", async () => {
     const orgId = randomUUID();
