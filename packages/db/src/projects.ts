@@ -44,7 +44,8 @@ interface ProjectRow {
   postal_code: string | null;
   city: string | null;
   country: string | null;
-  created_at: Date;
+  /** Milliseconds since the epoch, truncated as pg's parse of a timestamptz truncates them. */
+  created_at_ms: number;
 }
 
 /** Project queries on `client` (the pool, or a transaction), its SQL statements run by `sql`. */
@@ -59,10 +60,13 @@ export function projectQueries(client: Prisma.TransactionClient, sql: RunSql): P
       if (query.after) {
         conditions.push(Prisma.sql`(name, id) > (${query.after.name}, ${query.after.id}::uuid)`);
       }
+      // created_at as a number of milliseconds: pg's parse of a timestamptz's text (a regular
+      // expression and calendar arithmetic per value) was 8% of the CPU of a 1000-row page.
       const rows = await sql<ProjectRow>(
         "SELECT projects",
         Prisma.sql`
-          SELECT id, org_id, name, street, house_number, postal_code, city, country, created_at
+          SELECT id, org_id, name, street, house_number, postal_code, city, country,
+            floor(extract(epoch FROM created_at) * 1000)::float8 AS created_at_ms
           FROM projects
           WHERE ${Prisma.join(conditions, " AND ")}
           ORDER BY name, id
@@ -89,6 +93,6 @@ function toProject(row: ProjectRow): Project {
     postalCode: row.postal_code,
     city: row.city,
     country: row.country,
-    createdAt: row.created_at,
+    createdAt: new Date(row.created_at_ms),
   };
 }

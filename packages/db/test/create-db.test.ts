@@ -160,6 +160,24 @@ describe("the statements on the pool and in a transaction", () => {
 });
 
 describe("projects.page", () => {
+  it("reads created_at to the millisecond, truncated, before 1970 and in year 1 too", async () => {
+    const orgId = randomUUID();
+    const stored = [
+      ["a", "2026-11-26 07:00:00.123999+00", "2026-11-26T07:00:00.123Z"],
+      ["b", "1969-12-31 23:59:59.9995+00", "1969-12-31T23:59:59.999Z"],
+      ["c", "0001-01-01 00:00:00.5+00", "0001-01-01T00:00:00.500Z"],
+    ];
+    for (const [name, createdAt] of stored) {
+      await sql.query("INSERT INTO projects (org_id, name, created_at) VALUES ($1, $2, $3)", [
+        orgId,
+        name,
+        createdAt,
+      ]);
+    }
+    const page = await db.projects.page({ orgId, limit: 10 });
+    expect(page.map((p) => p.createdAt.toISOString())).toEqual(stored.map(([, , iso]) => iso));
+  });
+
   it("pages an org's projects by (name, id) with filters", async () => {
     const orgId = randomUUID();
     const ids = [randomUUID(), randomUUID()].sort();
