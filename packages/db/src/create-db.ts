@@ -1,7 +1,6 @@
 import { PrismaPg } from "@prisma/adapter-pg";
-import { E_TIMEOUT, Semaphore, withTimeout } from "async-mutex";
 import pg from "pg";
-import { DatabaseUnavailableError, rethrowMapped } from "./database-errors.js";
+import { rethrowMapped } from "./database-errors.js";
 import { type FolderQueries, folderQueries } from "./folders.js";
 import { PrismaClient } from "./gen/prisma/client.js";
 import { type IdempotencyKeyQueries, idempotencyKeyQueries } from "./idempotency-keys.js";
@@ -11,6 +10,7 @@ import { canWrite, dropReadOnlyConnections } from "./read-only-connections.js";
 import { REPLICA_LAG_SQL, type ReadRoute, routeReads } from "./replica-reads.js";
 import { type SessionTimeouts, sessionTimeouts, startupParameters } from "./session-settings.js";
 import { type RunSql, sqlInTransaction, sqlOnPool } from "./sql-statements.js";
+import { writeSlots } from "./write-slots.js";
 
 /** Options of {@link createDb}. */
 export interface CreateDbOptions {
@@ -102,15 +102,10 @@ export function createDb(url: string, options: CreateDbOptions): Db {
   });
   // Writes may hold all but a quarter of the connections: when a lock blocks them (another
   // session holds `folders`), reads keep connections of their own and stay prompt.
-  const writeSlots = Math.max(1, options.poolSize - Math.ceil(options.poolSize / 4));
-  const writes = withTimeout(new Semaphore(writeSlots), acquireTimeoutMs, E_TIMEOUT);
-  const asWrite = <T>(work: () => Promise<T>): Promise<T> =>
-    writes.runExclusive(work).catch((error: unknown) => {
-      if (error === E_TIMEOUT) {
-        throw new DatabaseUnavailableError("no database connection was free in time", "pool-timeout");
-      }
-      throw error;
-    });
+  const asWrite = writeSlots(
+    Math.max(1, options.poolSize - Math.ceil(options.poolSize / 4)),
+    acquireTimeoutMs,
+  );
   const root = mapFailures(queriesOn(prisma, sqlOnPool(pool)));
   const replica =
     options.replica === undefined ? undefined : openReplica(options.replica, timeouts, onConnectionError);
