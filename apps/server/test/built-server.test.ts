@@ -79,8 +79,9 @@ describe("the built server (dist/main.js)", () => {
 });
 
 describe("the built server with tracing on (OTLP over HTTP, JSON)", () => {
-  /** The names and kinds of the spans the collector received so far. */
-  const received: { name: string; kind: number; traceId: string }[] = [];
+  /** The spans the collector received so far: names, kinds and ids (OTLP JSON, hex). */
+  const received: { name: string; kind: number; traceId: string; spanId: string; parentSpanId?: string }[] =
+    [];
   let collector: http.Server;
   let traced: ServerProcess;
 
@@ -124,13 +125,15 @@ describe("the built server with tracing on (OTLP over HTTP, JSON)", () => {
       })
       .toMatchObject({ kind: SERVER });
     const request = received.find((span) => span.name === "folio.v1.ProjectService/ListProjects");
+    // The page's statement, run on the pool by @folio/db and traced by it.
+    const CLIENT = 3; // SPAN_KIND_CLIENT
     await expect
       .poll(
-        () => received.some((span) => span.traceId === request?.traceId && span.name.startsWith("prisma")),
+        () => received.find((span) => span.traceId === request?.traceId && span.name === "SELECT projects"),
         {
           timeout: 15_000,
         },
       )
-      .toBe(true);
+      .toMatchObject({ kind: CLIENT, parentSpanId: request?.spanId });
   });
 });
