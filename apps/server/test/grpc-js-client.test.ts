@@ -161,7 +161,7 @@ describe("a @grpc/grpc-js client", () => {
     expect(created.message?.folder?.name).toBe(`compressed ${"y".repeat(100)}`);
   });
 
-  it("reads an invalid request's status, message and google.rpc details from the trailers", async () => {
+  it("reads an invalid request's status, message and google.rpc details from its Trailers-Only answer", async () => {
     const { error } = await createFolder(client, "", await metadata()).answer;
     expect(error?.code).toBe(grpc.status.INVALID_ARGUMENT);
     const [details] = error!.metadata.get("grpc-status-details-bin") as Buffer[];

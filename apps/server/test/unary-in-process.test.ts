@@ -379,6 +379,12 @@ async function answerOf(side: Side, wire: Wire, c: Case, requestId: string) {
     .poll(() => side.lines.filter((l) => l.requestId === requestId).length, { timeout: 10_000 })
     .toBe(1);
   const line = side.lines.find((l) => l.requestId === requestId) as Record<string, unknown>;
+  // A failed gRPC call is Trailers-Only in-process (one HEADERS frame), headers then trailers
+  // from connect-es: compared as the metadata the client reads, the two together.
+  if (wire.protocol === "grpc" && answer.body === "") {
+    answer.headers = { ...answer.headers, ...answer.trailers };
+    answer.trailers = {};
+  }
   if (c.bodyVaries === true) answer.body = "varies";
   // So does its length (a timestamp's nanoseconds are a varint).
   if (c.bodyVaries === true && answer.headers["content-length"] !== undefined)
@@ -387,6 +393,25 @@ async function answerOf(side: Side, wire: Wire, c: Case, requestId: string) {
 }
 
 let sequence = 0;
+
+describe("a failed gRPC call", () => {
+  it("is answered Trailers-Only: its status and metadata in the one HEADERS frame, no body, no trailers", async () => {
+    const wire = WIRES.find((w) => w.protocol === "grpc" && !w.json) as Wire;
+    const c = CASES.find((k) => k.claims === undefined) as Case;
+    const answer = await send2(
+      fast.server.baseUrl,
+      c.path,
+      headersOf(wire, c, undefined, "trailers-only"),
+      bodyOf(wire, c),
+    );
+    expect(answer).toMatchObject({ status: 200, body: "", trailers: {} });
+    expect(answer.headers).toMatchObject({
+      "content-type": "application/grpc+proto",
+      "grpc-status": "16",
+      "x-request-id": "trailers-only",
+    });
+  });
+});
 
 describe.each(WIRES)("over $name", (wire) => {
   it.each(CASES)("answers $name as connect-es's handler does", async (c) => {

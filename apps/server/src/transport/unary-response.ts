@@ -42,6 +42,11 @@ export interface UnaryAnswer {
   readonly body: Uint8Array;
   /** HTTP/2 trailers (gRPC); HTTP/1.1 never has them here. */
   readonly trailer?: NodeHeaders | undefined;
+  /**
+   * gRPC's Trailers-Only answer (HTTP/2): no body, and the status with every header in one
+   * HEADERS frame that ends the stream.
+   */
+  readonly trailersOnly?: boolean;
 }
 
 /** Writes a unary answer: status, headers, body and trailers, handed to Node in one go. */
@@ -50,6 +55,16 @@ export function writeUnaryAnswer(res: NodeResponse, answer: UnaryAnswer): void {
   if (!("stream" in res)) {
     if (header["content-length"] === undefined) header["content-length"] = String(body.byteLength);
     (res as http.ServerResponse).writeHead(answer.status, header);
+  } else if (answer.trailersOnly === true) {
+    // Node's compatibility API sends its end apart from the headers (an empty DATA frame, or
+    // trailers), so the one frame is the stream's own; end() then only marks the response ended.
+    const response = res as http2.Http2ServerResponse;
+    response.stream.respond(
+      { ...response.getHeaders(), ...header, ":status": answer.status },
+      { endStream: true },
+    );
+    response.end();
+    return;
   } else {
     (res as http2.Http2ServerResponse).writeHead(answer.status, header);
     if (answer.trailer !== undefined) res.addTrailers(answer.trailer);

@@ -5,10 +5,12 @@ import { EMPTY, type NodeHeaders, nodeHeaders, type UnaryAnswer } from "../unary
 import type { UnaryWire } from "./wire.js";
 
 /**
- * The answer of a unary gRPC call, as connect-es's gRPC handler gives it: status 200, the
- * response headers (content type, `grpc-encoding` when the client accepts a coding), the message
- * in its envelope (compressed from connect-es's threshold), and the status in the trailers with
- * the call's response trailers; a failure has no message, its status and metadata in the trailers.
+ * The answer of a unary gRPC call: status 200, the response headers (content type,
+ * `grpc-encoding` when the client accepts a coding), the message in its envelope (compressed from
+ * connect-es's threshold), and the status in the trailers with the call's response trailers. A
+ * failure is a Trailers-Only answer, as grpc-js and grpc-go send one: nothing was sent before
+ * it, so its status, headers and trailers go in one HEADERS frame (connect-es's handler sends
+ * headers, then trailers; clients read both).
  */
 export async function grpcAnswer(
   context: HandlerContext,
@@ -19,7 +21,11 @@ export async function grpcAnswer(
   const header = grpcHeader(context, wire);
   if (!(outcome instanceof Uint8Array)) {
     setTrailerStatus(context.responseTrailer, outcome);
-    return { status: 200, header, body: EMPTY, trailer: nodeHeaders(context.responseTrailer) };
+    for (const [name, value] of Object.entries(nodeHeaders(context.responseTrailer))) {
+      const before = header[name];
+      header[name] = before === undefined ? value : [before, value].flat();
+    }
+    return { status: 200, header, body: EMPTY, trailersOnly: true };
   }
   const trailer = nodeHeaders(context.responseTrailer);
   trailer["grpc-status"] = grpcStatusOk;
