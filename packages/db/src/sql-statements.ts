@@ -15,12 +15,19 @@ const tracer = trace.getTracer("@folio/db");
  * (a page of projects, a folder's create): Prisma's raw-query pipeline (its client engine,
  * the driver adapter's result conversion, its debug and tracing hooks) cost as much CPU as `pg`
  * did for a 10-row page, measured at 130-180 µs per query. The statement, the pool, its timeouts
- * and the mapping of failures are the same; the span is this package's own, as Prisma's
- * instrumentation only sees Prisma's queries.
+ * and the mapping of failures are the same; the span (within a recorded trace) is this package's
+ * own, as Prisma's instrumentation only sees Prisma's queries.
  */
 export function sqlOnPool(pool: pg.Pool): RunSql {
-  return async <Row>(operation: string, statement: Prisma.Sql) =>
-    tracer.startActiveSpan(
+  const run = async <Row>(statement: Prisma.Sql) =>
+    // pg parses the same types as Prisma's raw queries return for these statements' columns:
+    // text and uuid as strings, timestamptz as Date, float8 and boolean as themselves.
+    (await pool.query(statement.text, statement.values as unknown[])).rows as Row[];
+  return async <Row>(operation: string, statement: Prisma.Sql) => {
+    // Outside a recorded trace (tracing off, or a request not sampled) a span would be dropped:
+    // none is made, and the hot path pays nothing for tracing.
+    if (trace.getActiveSpan()?.isRecording() !== true) return run<Row>(statement);
+    return tracer.startActiveSpan(
       operation,
       {
         kind: SpanKind.CLIENT,
@@ -28,10 +35,7 @@ export function sqlOnPool(pool: pg.Pool): RunSql {
       },
       async (span) => {
         try {
-          // pg parses the same types as Prisma's raw queries return for these statements' columns:
-          // text and uuid as strings, timestamptz as Date, boolean as boolean.
-          const result = await pool.query(statement.text, statement.values as unknown[]);
-          return result.rows as Row[];
+          return await run<Row>(statement);
         } catch (error) {
           span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
           throw error;
@@ -40,6 +44,7 @@ export function sqlOnPool(pool: pg.Pool): RunSql {
         }
       },
     );
+  };
 }
 
 /** Runs statements in a Prisma transaction (its connection), by `$queryRaw`. */
