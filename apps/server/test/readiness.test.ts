@@ -1,14 +1,14 @@
 // Readiness's rules for a primary that cannot write or cannot be reached, on a database whose
 // answers the test sets (the real ones are in read-only-database.test.ts and the Patroni tests of
 // tooling/local-cluster): read-only past a grace period is not ready; unreachable is not ready
-// unless listings are being served by replicas.
+// unless a replica answers (listings fall back to it, whatever its lag).
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { monitorReadiness, type ReadinessState } from "../src/health/readiness.js";
 
-/** A primary whose writability and reachability the test sets, and a read route. */
+/** A primary whose writability and reachability the test sets, and a replica that answers or not. */
 function database() {
-  const state = { writable: true, reachable: true, route: "primary" as "primary" | "replica" };
+  const state = { writable: true, reachable: true, replicaAnswers: false, replicaHangs: false };
   return {
     state,
     db: {
@@ -20,7 +20,8 @@ function database() {
         if (!state.reachable) throw new Error("unreachable");
         return [];
       },
-      readRoute: () => state.route,
+      replicaAnswers: () =>
+        state.replicaHangs ? new Promise<boolean>(() => {}) : Promise.resolve(state.replicaAnswers),
     },
   };
 }
@@ -59,21 +60,30 @@ describe("readiness", () => {
     }
   });
 
-  it("stays ready while the primary is unreachable and listings are served by replicas, not otherwise", async () => {
+  it("stays ready while the primary is unreachable and a replica answers, not otherwise", async () => {
     const { state, db } = database();
-    const readiness = monitorReadiness({ db, logger: pino({ level: "silent" }), intervalMs: 20 });
+    const readiness = monitorReadiness({
+      db,
+      logger: pino({ level: "silent" }),
+      intervalMs: 60_000,
+      timeoutMs: 200,
+    });
     try {
       expect(await readiness.check()).toBe("ready");
       state.reachable = false;
-      state.route = "replica";
+      state.replicaAnswers = true;
       expect(await readiness.check()).toBe("ready");
-      state.route = "primary";
+      state.replicaAnswers = false;
       expect(await readiness.check()).toBe("database-unreachable");
-      // Not ready stays so while the replicas serve: a ready instance is one that was ready before.
-      state.route = "replica";
+      // Not ready stays so while a replica answers: a ready instance is one that was ready before.
+      state.replicaAnswers = true;
       expect(await readiness.check()).toBe("database-unreachable");
       state.reachable = true;
       expect(await readiness.check()).toBe("ready");
+      // A replica that does not answer within the check's bound counts as none.
+      state.reachable = false;
+      state.replicaHangs = true;
+      expect(await readiness.check()).toBe("database-unreachable");
     } finally {
       readiness.stop();
     }

@@ -77,6 +77,11 @@ export interface Db extends Queries {
   writable(): Promise<boolean>;
   /** Where project listings go now: `replica` while one is configured and within its lag bound. */
   readRoute(): ReadRoute;
+  /**
+   * True when a replica is configured and answers a query now, whatever its lag: listings fall
+   * back to it while the primary cannot serve them. False when none is configured or it fails.
+   */
+  replicaAnswers(): Promise<boolean>;
   /** Names of this package's migrations the database has not applied; rejects when it cannot be queried. */
   pendingMigrations(): Promise<string[]>;
   poolStats(): PoolStats;
@@ -137,6 +142,7 @@ export function createDb(url: string, options: CreateDbOptions): Db {
     },
     writable: () => canWrite(pool).catch(rethrowMapped),
     readRoute: () => replica?.routing.route ?? "primary",
+    replicaAnswers: async () => (replica === undefined ? false : replica.answers()),
     pendingMigrations: () => pendingMigrations(pool),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {
@@ -209,9 +215,16 @@ function openReplica(
     ...(options.onRouteChange === undefined ? {} : { onChange: options.onRouteChange }),
   });
   const projects = projectQueries(prisma, sqlOnPool(pool));
+  const selectOne = () => pool.query("SELECT 1").then(() => true);
   return {
     routing,
     page: (query: ProjectPageQuery) => projects.page(query).catch(rethrowMapped),
+    // Tried twice: a pooled connection that the load balancer cut (the replica it reached was
+    // promoted) fails once, and the second try opens a connection to a replica that is one now.
+    answers: () =>
+      selectOne()
+        .catch(selectOne)
+        .catch(() => false),
     async close() {
       routing.stop();
       await prisma.$disconnect();

@@ -77,6 +77,15 @@ describe.runIf(process.env.DATABASE_URL)("replica reads", () => {
     expect((await db.projects.page({ orgId, limit: 1 })).map((p) => p.name)).toEqual(["Alpha"]);
     await expect(db.writable()).rejects.toBeInstanceOf(DatabaseUnavailableError);
   });
+
+  it("tells whether a replica is configured and answers", async () => {
+    const unreachable = await unreachableUrl();
+    expect(await open(unreachable, database.url).replicaAnswers()).toBe(true);
+    expect(await open(database.url, unreachable).replicaAnswers()).toBe(false);
+    const withoutReplica = createDb(database.url, { poolSize: 1 });
+    opened.push(withoutReplica);
+    expect(await withoutReplica.replicaAnswers()).toBe(false);
+  });
 });
 
 describe("routeReads", () => {

@@ -25,7 +25,7 @@ export interface Readiness {
 
 /** Options of {@link monitorReadiness}. */
 export interface ReadinessOptions {
-  readonly db: Pick<Db, "pendingMigrations" | "writable" | "readRoute">;
+  readonly db: Pick<Db, "pendingMigrations" | "writable" | "replicaAnswers">;
   readonly logger: Logger;
   /** Between the end of a check and the next (default 1 s). */
   readonly intervalMs?: number;
@@ -44,8 +44,9 @@ export interface ReadinessOptions {
  * the last result and never reach the database themselves, however often they come. Ready means
  * the primary answers, can write (a stale route to a demoted primary is not ready: its writes
  * would all fail) and has every migration applied. While the primary is unreachable (failing over)
- * and listings are served by replicas, the instance stays ready: taking every instance out of the
- * load balancer would fail the reads too, and writes fail fast with 503 and Retry-After.
+ * and a replica answers, an instance that was ready stays so: listings are served by the replica,
+ * writes fail fast with 503 and Retry-After, and taking every instance out of the load balancer
+ * would fail the reads too.
  */
 export function monitorReadiness(options: ReadinessOptions): Readiness {
   const intervalMs = options.intervalMs ?? 1000;
@@ -67,23 +68,19 @@ export function monitorReadiness(options: ReadinessOptions): Readiness {
   };
 
   const databaseState = async (): Promise<ReadinessState> => {
-    let timeout: NodeJS.Timeout | undefined;
     try {
-      const primaryState = async (): Promise<ReadinessState> => {
+      return await within(timeoutMs, async () => {
         if (!(await options.db.writable())) return "database-read-only";
         return (await options.db.pendingMigrations()).length === 0 ? "ready" : "migrations-pending";
-      };
-      return await Promise.race([
-        primaryState(),
-        new Promise<never>((_, reject) => {
-          timeout = setTimeout(() => reject(new Error("readiness check timed out")), timeoutMs);
-        }),
-      ]);
+      });
     } catch {
-      // Listings still served by the replicas: ready, if the schema was up to date before.
-      return options.db.readRoute() === "replica" && state === "ready" ? "ready" : "database-unreachable";
-    } finally {
-      clearTimeout(timeout);
+      // The primary is failing over. Listings fall back to a replica whatever its lag, so an
+      // instance that was ready stays so while one answers: the lag-based read route would flip
+      // every instance out of the load balancer at once when a standby's lag reads high for a
+      // moment (replaying the new leader's first WAL after seconds without a transaction).
+      if (state !== "ready") return "database-unreachable";
+      const replicaAnswers = await within(timeoutMs, () => options.db.replicaAnswers()).catch(() => false);
+      return replicaAnswers ? "ready" : "database-unreachable";
     }
   };
 
@@ -125,4 +122,19 @@ export function monitorReadiness(options: ReadinessOptions): Readiness {
     },
     stop,
   };
+}
+
+/** Runs `work`, rejecting when it has not settled within `ms`. */
+async function within<T>(ms: number, work: () => Promise<T>): Promise<T> {
+  let timeout: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      work(),
+      new Promise<never>((_, reject) => {
+        timeout = setTimeout(() => reject(new Error(`readiness check took over ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timeout);
+  }
 }
