@@ -10,7 +10,8 @@
 // Every package with a `test` script must have a report from this run. One that has none (its tests
 // did not run: its build or type check failed, turbo aborted it, Vitest crashed), one older than the
 // stamp, or one that cannot be read counts as one failed test and is named on a line of its own, so
-// that the totals never look green while a package's tests did not run. `--root <dir>` names the workspace
+// that the totals never look green while a package's tests did not run; so does each error thrown
+// outside a test (`.vitest/unhandled-errors.json`), which fails Vitest's run but not its report. `--root <dir>` names the workspace
 // (default: this repository). Plain Node, no dependencies: it runs whatever state the workspace is
 // in. It always exits 0; the caller exits with turbo's status.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -28,6 +29,8 @@ const root = resolve(options.root);
 /** Written by `--begin`: a report older than this file is left over from an earlier run. */
 const stampPath = join(root, ".vitest", "run-started");
 const REPORT = join(".vitest", "results.json");
+/** Errors thrown outside tests, by UnhandledErrorsReporter (src/unhandled-errors-reporter.ts). */
+const UNHANDLED = join(".vitest", "unhandled-errors.json");
 
 /**
  * Directories of the workspace's packages: the `packages:` globs of pnpm-workspace.yaml, in the
@@ -116,6 +119,13 @@ function readReport(directory, runStartedMs) {
     filesFailedOutsideTests > 0
       ? ` (${filesFailedOutsideTests} test file${filesFailedOutsideTests === 1 ? "" : "s"} failed outside its tests)`
       : "";
+  // Vitest fails a run for errors thrown outside tests, yet its report says success: each counts.
+  const unhandled = unhandledErrors(directory, runStartedMs);
+  if (unhandled.length > 0) {
+    counts.failed += unhandled.length;
+    const first = unhandled[0];
+    note += ` (${unhandled.length} error${unhandled.length === 1 ? "" : "s"} outside tests, the first: ${first.name ?? "Error"}: ${first.message ?? ""}${first.testFile ? ` from ${relative(directory, first.testFile)}` : ""})`;
+  }
   if (report.success === false && counts.failed === 0) {
     counts.failed = 1;
     note = " (the run failed without a failed test: no test files?)";
@@ -123,10 +133,23 @@ function readReport(directory, runStartedMs) {
   return { counts, note };
 }
 
+/** The errors this run's UnhandledErrorsReporter wrote for the package (none when it wrote none). */
+function unhandledErrors(directory, runStartedMs) {
+  const path = join(directory, UNHANDLED);
+  try {
+    if (runStartedMs !== undefined && statSync(path).mtimeMs < runStartedMs) return [];
+    const { errors } = JSON.parse(readFileSync(path, "utf8"));
+    return Array.isArray(errors) ? errors : [];
+  } catch {
+    return [];
+  }
+}
+
 /** `--begin`: no report of an earlier run survives into this one. */
 function begin() {
   for (const directory of packageDirectories()) {
     rmSync(join(directory, REPORT), { force: true, maxRetries: 5 });
+    rmSync(join(directory, UNHANDLED), { force: true, maxRetries: 5 });
   }
   mkdirSync(dirname(stampPath), { recursive: true });
   writeFileSync(stampPath, `${new Date().toISOString()}\n`);

@@ -2,13 +2,17 @@ import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { removeTempDir } from "../src/temp-dir.js";
 
 const summaryScript = fileURLToPath(new URL("../summary.mjs", import.meta.url));
+const reporterModule = pathToFileURL(
+  fileURLToPath(new URL("../src/unhandled-errors-reporter.ts", import.meta.url)),
+);
+const vitestCli = join(dirname(fileURLToPath(import.meta.resolve("vitest/package.json"))), "vitest.mjs");
 
 let workspace: string;
 
@@ -125,6 +129,37 @@ describe("summary.mjs", () => {
     expect(await summary()).toEqual([
       "@fixture/empty: 0 passed, 1 failed (the run failed without a failed test: no test files?)",
       "0 passed, 1 failed",
+    ]);
+  });
+
+  it("counts each error thrown outside a test, which fails Vitest's run but not its JSON report", async () => {
+    const leaky = await addPackage("packages/leaky", "@fixture/leaky");
+    await summary("--begin");
+    // A real Vitest run of a test that passes while a rejection goes unhandled.
+    await mkdir(join(leaky, "test"));
+    await writeFile(
+      join(leaky, "test", "leaky.test.js"),
+      `it("passes", () => { void Promise.reject(new Error("nobody waited for this")); expect(1).toBe(1); });\n`,
+    );
+    await writeFile(
+      join(leaky, "vitest.config.mjs"),
+      `import { UnhandledErrorsReporter } from ${JSON.stringify(reporterModule.href)};\n` +
+        `export default { test: { globals: true, include: ["test/**/*.test.js"], reporters: [["json", { outputFile: ".vitest/results.json" }], new UnhandledErrorsReporter()] } };\n`,
+    );
+    const run = await promisify(execFile)(
+      process.execPath,
+      [vitestCli, "run", "--config", "vitest.config.mjs"],
+      {
+        cwd: leaky,
+      },
+    ).then(
+      () => 0,
+      (error: { code?: number }) => error.code,
+    );
+    expect(run).toBe(1);
+    expect(await summary()).toEqual([
+      "@fixture/leaky: 1 passed, 1 failed (1 error outside tests, the first: Error: nobody waited for this from test/leaky.test.js)",
+      "1 passed, 1 failed",
     ]);
   });
 });
