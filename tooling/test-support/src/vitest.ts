@@ -1,6 +1,6 @@
 /** The Vitest settings every Folio package shares (`vitest.config.ts`: `folioVitestConfig()`). */
 import { defineConfig, type ViteUserConfig } from "vitest/config";
-import { UnhandledErrorsReporter } from "./unhandled-errors-reporter.js";
+import { UnhandledErrorsReporter } from "./unhandled-errors-reporter.ts";
 
 /**
  * Folio's Vitest config: tests in `test/`, timeouts that allow for starting a database, and a JSON
