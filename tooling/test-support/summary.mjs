@@ -29,7 +29,7 @@ const root = resolve(options.root);
 /** Written by `--begin`: a report older than this file is left over from an earlier run. */
 const stampPath = join(root, ".vitest", "run-started");
 const REPORT = join(".vitest", "results.json");
-/** Errors thrown outside tests, by UnhandledErrorsReporter (src/unhandled-errors-reporter.ts). */
+/** Errors thrown outside tests, by UnhandledErrorsReporter (src/vitest.ts). */
 const UNHANDLED = join(".vitest", "unhandled-errors.json");
 
 /**

@@ -9,9 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { removeTempDir } from "../src/temp-dir.js";
 
 const summaryScript = fileURLToPath(new URL("../summary.mjs", import.meta.url));
-const reporterModule = pathToFileURL(
-  fileURLToPath(new URL("../src/unhandled-errors-reporter.ts", import.meta.url)),
-);
+const reporterModule = pathToFileURL(fileURLToPath(new URL("../src/vitest.ts", import.meta.url)));
 const vitestCli = join(dirname(fileURLToPath(import.meta.resolve("vitest/package.json"))), "vitest.mjs");
 
 let workspace: string;
