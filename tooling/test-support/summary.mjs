@@ -11,9 +11,9 @@
 // did not run: its build or type check failed, turbo aborted it, Vitest crashed), one older than the
 // stamp, or one that cannot be read counts as one failed test and is named on a line of its own, so
 // that the totals never look green while a package's tests did not run; so does each error thrown
-// outside a test (`.vitest/unhandled-errors.json`), which fails Vitest's run but not its report. `--root <dir>` names the workspace
-// (default: this repository). Plain Node, no dependencies: it runs whatever state the workspace is
-// in. It always exits 0; the caller exits with turbo's status.
+// outside a test (`.vitest/unhandled-errors.json`), which fails Vitest's run but not its report.
+// `--root <dir>` names the workspace (default: this repository). Plain Node, no dependencies: it
+// runs whatever state the workspace is in. It always exits 0; the caller exits with turbo's status.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
