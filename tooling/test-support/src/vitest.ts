@@ -1,6 +1,6 @@
 /** The Vitest settings every Folio package shares (`vitest.config.ts`: `folioVitestConfig()`). */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { defineConfig, type ViteUserConfig } from "vitest/config";
 import type { Reporter, SerializedError, TestRunEndReason, Vitest } from "vitest/node";
 
@@ -31,7 +31,7 @@ export function folioVitestConfig(overrides: ViteUserConfig = {}): ViteUserConfi
 }
 
 /** Where {@link UnhandledErrorsReporter} writes, relative to the package: `summary.mjs` reads it. */
-export const UNHANDLED_ERRORS_REPORT = join(".vitest", "unhandled-errors.json");
+const UNHANDLED_ERRORS_REPORT = join(".vitest", "unhandled-errors.json");
 
 /**
  * Writes the errors thrown outside any test (an unhandled rejection, an error event nobody
@@ -56,7 +56,8 @@ export class UnhandledErrorsReporter implements Reporter {
         testFile: (error as { VITEST_TEST_PATH?: string }).VITEST_TEST_PATH,
       })),
     };
-    mkdirSync(join(this.#root, ".vitest"), { recursive: true });
-    writeFileSync(join(this.#root, UNHANDLED_ERRORS_REPORT), `${JSON.stringify(report, null, 2)}\n`);
+    const path = join(this.#root, UNHANDLED_ERRORS_REPORT);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
   }
 }
