@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { OpenApiDocument } from "@folio/openapi";
 import { buf } from "./buf.ts";
 import { API_PATH, protoBreakingChanges } from "./proto-check.ts";
-import { restBreakingChanges, restCompatibleChangeCount } from "./rest-check.ts";
+import { compareRest } from "./rest-check.ts";
 import { restDocumentOf } from "./rest-document.ts";
 
 /** The baseline's buf image (JSON, without source info: a reviewer reads its diff). */
@@ -44,11 +44,8 @@ export async function checkContract(paths: ContractPaths): Promise<ContractRepor
     protoBreakingChanges(paths.protoDir, join(paths.baselineDir, BASELINE_IMAGE)),
     currentRestDocument(paths.protoDir),
   ]);
-  return {
-    proto,
-    rest: restBreakingChanges(baselineDocument, current),
-    compatibleRestChanges: restCompatibleChangeCount(baselineDocument, current),
-  };
+  const rest = compareRest(baselineDocument, current);
+  return { proto, rest: rest.breaking, compatibleRestChanges: rest.compatible };
 }
 
 /**

@@ -15,5 +15,5 @@ export {
 } from "./gate.ts";
 export { API_PATH, protoBreakingChanges } from "./proto-check.ts";
 export { formatReport, UPDATE_COMMAND } from "./report.ts";
-export { restBreakingChanges } from "./rest-check.ts";
+export { compareRest, type RestComparison, restBreakingChanges } from "./rest-check.ts";
 export { restDocumentOf } from "./rest-document.ts";

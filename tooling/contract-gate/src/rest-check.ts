@@ -1,25 +1,34 @@
 import type { OpenApiDocument } from "@folio/openapi";
 import { apiCompare } from "api-smart-diff";
 
-/**
- * The incompatible changes from the REST surface `before` to `after` (two OpenAPI documents),
- * one line each, naming what broke and where: a removed path, method, parameter or response code,
- * a parameter or request field made required, a changed type. api-smart-diff classifies them
- * with the OpenAPI rules of its own (what a request may no longer send, what a response may no
- * longer hold); additions a client need not know of (an optional field, a new operation) are
- * not breaking.
- */
-export function restBreakingChanges(before: OpenApiDocument, after: OpenApiDocument): string[] {
-  const { diffs } = apiCompare(before, after);
-  return diffs
-    .filter((diff) => diff.type === "breaking")
-    .map((diff) => {
-      const at = diff.path.map(String).join(".");
-      return diff.description === undefined ? `${diff.action} at ${at}` : `${diff.description} (at ${at})`;
-    });
+/** The changes from one REST surface to another, as the gate judges them. */
+export interface RestComparison {
+  /** The incompatible changes, one line each, naming what broke and where. */
+  readonly breaking: string[];
+  /** How many compatible changes there are (additions, descriptions). */
+  readonly compatible: number;
 }
 
-/** How many changes from `before` to `after` are compatible ones (additions, descriptions). */
-export function restCompatibleChangeCount(before: OpenApiDocument, after: OpenApiDocument): number {
-  return apiCompare(before, after).diffs.filter((diff) => diff.type !== "breaking").length;
+/**
+ * Compares the REST surface `before` with `after` (two OpenAPI documents). api-smart-diff
+ * classifies each change with OpenAPI rules of its own, from what a request may no longer send
+ * and what a response may no longer hold: a removed path, method, parameter or response code, a
+ * parameter or request field made required, a changed type, a tightened constraint are
+ * breaking; additions a client need not know of (an optional field, a new operation) are not.
+ */
+export function compareRest(before: OpenApiDocument, after: OpenApiDocument): RestComparison {
+  const { diffs } = apiCompare(before, after);
+  const breaking = diffs.filter((diff) => diff.type === "breaking");
+  return {
+    breaking: breaking.map((diff) => {
+      const at = diff.path.map(String).join(".");
+      return diff.description === undefined ? `${diff.action} at ${at}` : `${diff.description} (at ${at})`;
+    }),
+    compatible: diffs.length - breaking.length,
+  };
+}
+
+/** The incompatible changes from the REST surface `before` to `after`, one line each. */
+export function restBreakingChanges(before: OpenApiDocument, after: OpenApiDocument): string[] {
+  return compareRest(before, after).breaking;
 }
