@@ -111,6 +111,28 @@ describe("the contract gate refuses", () => {
     expect(message).toContain("[Removed] Response 201");
   });
 
+  it("a query parameter made required", async () => {
+    const { report, message } = await gateOn([
+      PROJECT,
+      (s) => s.replace(/(string city = 4 \[\s*\(google\.api\.field_behavior\) = )OPTIONAL/, "$1REQUIRED"),
+    ]);
+    expectRefused(report, message);
+    expect(report.proto).toEqual([]);
+    expect(message).toContain("[Added] required status to required query parameter `city`");
+  });
+
+  it("a changed field type", async () => {
+    const { report, message } = await gateOn([
+      PROJECT,
+      (s) => s.replace(/\bstring name = 3\b/, "int32 name = 3"),
+    ]);
+    expectRefused(report, message);
+    expect(report.proto.join("\n")).toContain(
+      'Field "3" with name "name" on message "Project" changed type from "string" to "int32"',
+    );
+    expect(report.rest.join("\n")).toContain("components.schemas.Project.properties.name.type");
+  });
+
   it("a new required request field", async () => {
     const { report, message } = await gateOn([
       FOLDER,
