@@ -15,6 +15,10 @@ export interface RestComparison {
  * and what a response may no longer hold: a removed path, method, parameter or response code, a
  * parameter or request field made required, a changed type, a tightened constraint are
  * breaking; additions a client need not know of (an optional field, a new operation) are not.
+ * Why api-smart-diff: openapi-diff refuses OpenAPI 3.1 documents (its parser stops at 3.0.3), and
+ * Optic's breaking-change rules come with its CLI rather than a library. A change inside a
+ * response schema is reported both where an operation uses it and under `components.schemas`;
+ * the latter is the one classified breaking for a changed type, so both are kept.
  */
 export function compareRest(before: OpenApiDocument, after: OpenApiDocument): RestComparison {
   const { diffs } = apiCompare(before, after);
