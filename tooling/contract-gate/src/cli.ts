@@ -6,8 +6,8 @@
 // Needs @folio/proto and @folio/openapi built (turbo does that for `lint` and `baseline:update`).
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { checkContract, recordBaseline } from "./gate.ts";
-import { formatReport, passes } from "./index.ts";
+import { checkContract, passes, recordBaseline } from "./gate.ts";
+import { formatReport } from "./report.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const paths = { protoDir: join(root, "proto"), baselineDir: join(root, "proto", "baseline") };
@@ -24,8 +24,12 @@ if (command === "check") {
     process.exitCode = 1;
   }
 } else if (command === "update") {
-  await recordBaseline(paths);
-  console.log(`contract gate: recorded the baseline in ${shown}; commit it with the change it allows`);
+  const changed = await recordBaseline(paths);
+  console.log(
+    changed.length === 0
+      ? `contract gate: the baseline in ${shown} already records the API as it is`
+      : `contract gate: recorded ${changed.join(" and ")} in ${shown}; commit it with the change it allows`,
+  );
 } else {
   console.error("usage: node src/cli.ts check|update");
   process.exitCode = 2;

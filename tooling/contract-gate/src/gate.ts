@@ -50,21 +50,27 @@ export async function checkContract(paths: ContractPaths): Promise<ContractRepor
 
 /**
  * Records the API in `paths.protoDir` as the baseline: its buf image and its OpenAPI document,
- * both as formatted JSON so that re-recording shows a reviewer what changed.
+ * both as formatted JSON so that re-recording shows a reviewer what changed. Resolves with the
+ * names of the files whose content changed (none when the baseline already recorded this API).
  */
-export async function recordBaseline(paths: ContractPaths): Promise<void> {
-  await withTempDir(async (dir) => {
-    const image = join(dir, BASELINE_IMAGE);
-    await buf(["build", ".", "--path", API_PATH, "--exclude-source-info", "-o", image], paths.protoDir);
-    await writeFile(
-      join(paths.baselineDir, BASELINE_IMAGE),
-      formatJson(JSON.parse(await readFile(image, "utf8"))),
-    );
+export async function recordBaseline(paths: ContractPaths): Promise<string[]> {
+  const image = await withTempDir(async (dir) => {
+    const file = join(dir, BASELINE_IMAGE);
+    await buf(["build", ".", "--path", API_PATH, "--exclude-source-info", "-o", file], paths.protoDir);
+    return formatJson(JSON.parse(await readFile(file, "utf8")));
   });
-  await writeFile(
-    join(paths.baselineDir, BASELINE_DOCUMENT),
-    formatJson(await currentRestDocument(paths.protoDir)),
-  );
+  const document = formatJson(await currentRestDocument(paths.protoDir));
+  const changed: string[] = [];
+  for (const [name, content] of [
+    [BASELINE_IMAGE, image],
+    [BASELINE_DOCUMENT, document],
+  ] as const) {
+    const path = join(paths.baselineDir, name);
+    if ((await readFile(path, "utf8").catch(() => undefined)) === content) continue;
+    await writeFile(path, content);
+    changed.push(name);
+  }
+  return changed;
 }
 
 /** The OpenAPI document of the API in `protoDir`, with descriptions from its comments. */

@@ -2,7 +2,7 @@ import type { ContractReport } from "./gate.ts";
 import { passes } from "./gate.ts";
 
 /** The command that re-records the baseline, named in the gate's refusal. */
-export const UPDATE_COMMAND = "pnpm --filter @folio/contract-gate baseline:update";
+export const UPDATE_COMMAND = "pnpm --filter @folio/proto baseline:update";
 
 /** The gate's verdict as a reader wants it: what broke, proto and REST, and what to do. */
 export function formatReport(report: ContractReport, baseline: string): string {

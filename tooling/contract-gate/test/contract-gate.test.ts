@@ -42,7 +42,7 @@ function addTo(name: string, lines: string): (source: string) => string {
 function expectRefused(report: ContractReport, message: string) {
   expect(passes(report)).toBe(false);
   expect(message).toContain("incompatible changes against the baseline");
-  expect(message).toContain("pnpm --filter @folio/contract-gate baseline:update");
+  expect(message).toContain("pnpm --filter @folio/proto baseline:update");
 }
 
 describe("the contract gate refuses", () => {
@@ -179,5 +179,25 @@ describe("the contract gate lets through", () => {
     expect(report).toMatchObject({ proto: [], rest: [] });
     expect(report.compatibleRestChanges).toBeGreaterThan(0);
     expect(message).toContain("compatible with the baseline in proto/baseline");
+  });
+});
+
+describe("re-recording the baseline", () => {
+  it("is what lets an intended break through, and changes nothing when the API did not change", async () => {
+    const ownBaseline = join(root, "intended-break-baseline");
+    mkdirSync(ownBaseline);
+    expect(await recordBaseline({ protoDir: copyProtoModule(root), baselineDir: ownBaseline })).toEqual([
+      "image.json",
+      "openapi.json",
+    ]);
+    const protoDir = copyProtoModule(root);
+    editProto(protoDir, PROJECT, (s) => s.replace('get: "/api/v1/projects"', 'get: "/api/v1/project-list"'));
+    const paths = { protoDir, baselineDir: ownBaseline };
+    expect(passes(await checkContract(paths))).toBe(false);
+
+    // The explicit act: both files change (the route is an option of the method in the image).
+    expect(await recordBaseline(paths)).toEqual(["image.json", "openapi.json"]);
+    expect(passes(await checkContract(paths))).toBe(true);
+    expect(await recordBaseline(paths)).toEqual([]);
   });
 });
