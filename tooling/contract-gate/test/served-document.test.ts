@@ -1,0 +1,54 @@
+// The gate's REST surface is the one the server serves: the document the gate builds from the
+// repository's proto has no incompatible difference, either way, from the server's /openapi.json
+// (built here from the server's own source, with its default configuration). Response headers
+// are left out of the comparison: the server adds most from its own code (request id, rate
+// limits), which no proto change moves. When the server starts documenting something more of
+// the proto (say, validation rules), this fails until the gate's document does too.
+import type { OpenApiDocument, OperationObject, PathItemMethod } from "@folio/openapi";
+import { describe, expect, it } from "vitest";
+import { createFolioOpenApiDocument } from "../../../apps/server/src/endpoints/openapi-document.ts";
+import { loadConfig } from "../../../apps/server/src/env.ts";
+import { currentRestDocument, restBreakingChanges } from "../src/index.ts";
+import { PROTO_DIR } from "./fixture.ts";
+
+describe("the gate's OpenAPI document", () => {
+  it("describes the REST surface the server serves", async () => {
+    const served = withoutResponseHeaders(createFolioOpenApiDocument(loadConfig({}).auth));
+    const gate = withoutResponseHeaders(await currentRestDocument(PROTO_DIR));
+    expect(Object.keys(gate.paths)).toEqual(Object.keys(served.paths));
+    expect(restBreakingChanges(served, gate)).toEqual([]);
+    expect(restBreakingChanges(gate, served)).toEqual([]);
+    // The scope each operation requires, which the diff reads as a description.
+    const security = (document: OpenApiDocument) =>
+      operationsOf(document).map((operation) => operation.security);
+    expect(security(gate)).toEqual(security(served));
+  });
+});
+
+const METHODS: readonly PathItemMethod[] = [
+  "get",
+  "put",
+  "post",
+  "delete",
+  "options",
+  "head",
+  "patch",
+  "trace",
+];
+
+function operationsOf(document: OpenApiDocument): OperationObject[] {
+  return Object.values(document.paths).flatMap((item) =>
+    METHODS.flatMap((method) => (item?.[method] === undefined ? [] : [item[method]])),
+  );
+}
+
+/** `document` without the headers of its responses. */
+function withoutResponseHeaders(document: OpenApiDocument): OpenApiDocument {
+  const copy = structuredClone(document);
+  for (const operation of operationsOf(copy)) {
+    for (const response of Object.values(operation.responses ?? {})) {
+      if ("headers" in response) delete response.headers;
+    }
+  }
+  return copy;
+}
