@@ -82,7 +82,8 @@ export interface DatabaseTimeouts {
 
 /** Reads and validates the configuration; throws {@link ConfigError} naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
-  const production = text(env, NODE_ENV) === "production";
+  // Read as set, untrimmed, as the libraries that also look at NODE_ENV read it.
+  const production = env[NODE_ENV.name] === "production";
   const host = text(env, HOST);
   const port = integer(env, PORT);
   const databaseUrl = text(env, DATABASE_URL);
