@@ -10,12 +10,15 @@
 // src/ by itself, whose imports name the .js files tsc would emit, so esbuild (the server's build
 // tool) bundles the declarations in memory first.
 import { readFile, writeFile } from "node:fs/promises";
+import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
 import type { Setting, SettingGroup } from "../src/config/variables.ts";
 
-const DOC = fileURLToPath(new URL("../../../docs/configuration.md", import.meta.url));
+const ROOT_URL = new URL("../../../", import.meta.url);
+const ROOT = fileURLToPath(ROOT_URL);
+const DOC = fileURLToPath(new URL("docs/configuration.md", ROOT_URL));
 const CATALOGUE = fileURLToPath(new URL("../src/config/catalogue.ts", import.meta.url));
 const COMMAND = "pnpm --filter @folio/server docs:config";
 
@@ -86,7 +89,7 @@ if (!args.check) {
   const actual = await readFile(args.file, "utf8").catch(() => "");
   if (actual !== expected) {
     process.stderr.write(
-      `${args.file} is stale: it does not match the settings declared in apps/server/src/config/. ` +
+      `${relative(ROOT, args.file)} is stale: it does not match the settings declared in apps/server/src/config/. ` +
         `Run \`${COMMAND}\` and commit the result.\n`,
     );
     process.exitCode = 1;
