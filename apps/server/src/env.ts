@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { type AuthConfig, loadAuthConfig } from "./config/auth.js";
+import { loadCorsAllowedOrigins } from "./config/cors.js";
 import {
   DATABASE_ACQUIRE_TIMEOUT_MS,
   DATABASE_LOCK_TIMEOUT_MS,
@@ -7,7 +8,7 @@ import {
   DATABASE_STATEMENT_TIMEOUT_MS,
   DATABASE_URL,
 } from "./config/database.js";
-import { loadConnectionLimits, loadCorsAllowedOrigins } from "./config/http.js";
+import { loadConnectionLimits } from "./config/http.js";
 import { LOG_LEVEL, LOG_LEVELS, loadMetricsConfig } from "./config/observability.js";
 import { loadRateLimitConfig, type RateLimitConfig } from "./config/rate-limit.js";
 import { loadReadReplicaConfig, type ReadReplicaConfig } from "./config/read-replica.js";

@@ -1,4 +1,5 @@
 import { authSettings } from "./auth.js";
+import { corsSettings } from "./cors.js";
 import { databaseSettings } from "./database.js";
 import { httpSettings } from "./http.js";
 import { observabilitySettings } from "./observability.js";
@@ -19,5 +20,6 @@ export const settingGroups: readonly SettingGroup[] = [
   rateLimitSettings,
   requestSettings,
   httpSettings,
+  corsSettings,
   observabilitySettings,
 ];

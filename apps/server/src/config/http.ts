@@ -1,13 +1,5 @@
 import type { ConnectionLimits } from "../transport/connection-limits.js";
-import {
-  ConfigError,
-  type Env,
-  integer,
-  integerSetting,
-  type SettingGroup,
-  text,
-  textSetting,
-} from "./variables.js";
+import { ConfigError, type Env, integer, integerSetting, type SettingGroup } from "./variables.js";
 
 export const HTTP_HEADERS_TIMEOUT_MS = integerSetting({
   name: "HTTP_HEADERS_TIMEOUT_MS",
@@ -106,18 +98,9 @@ export const HTTP_LINGER_MAX_BYTES = integerSetting({
   meaning: "During that lingering close, the most bytes read and dropped; a client that sends more is cut.",
 });
 
-export const CORS_ALLOWED_ORIGINS = textSetting({
-  name: "CORS_ALLOWED_ORIGINS",
-  values: "comma-separated origins (`scheme://host[:port]`)",
-  meaning:
-    "Comma-separated origins (`https://app.example.com,http://localhost:5173`, exact, no path) whose " +
-    "pages may call the API from a browser, by REST, Connect or gRPC-Web. Unset: none, and no CORS " +
-    "header is sent. Bearer tokens only: cookies are never allowed.",
-});
-
-/** What one client may hold of the server, and which browser pages may call it. */
+/** What one client may hold of the server. */
 export const httpSettings: SettingGroup = {
-  title: "Connections and browsers",
+  title: "Connections",
   settings: [
     HTTP_HEADERS_TIMEOUT_MS,
     HTTP_REQUEST_TIMEOUT_MS,
@@ -129,7 +112,6 @@ export const httpSettings: SettingGroup = {
     HTTP_LINGER_TIME_MS,
     HTTP_LINGER_IDLE_MS,
     HTTP_LINGER_MAX_BYTES,
-    CORS_ALLOWED_ORIGINS,
   ],
 };
 
@@ -158,26 +140,4 @@ export function loadConnectionLimits(env: Env): ConnectionLimits {
     lingerIdleMs: integer(env, HTTP_LINGER_IDLE_MS),
     lingerMaxBytes: integer(env, HTTP_LINGER_MAX_BYTES),
   };
-}
-
-/** Comma-separated exact origins (`scheme://host[:port]`); a path, a wildcard or `null` is refused. */
-export function loadCorsAllowedOrigins(env: Env): string[] {
-  const origins = (text(env, CORS_ALLOWED_ORIGINS) ?? "")
-    .split(",")
-    .map((origin) => origin.trim())
-    .filter((origin) => origin !== "");
-  for (const origin of origins) {
-    // An origin is what URL.origin serialises to: browsers send exactly that in the Origin header.
-    if (
-      !URL.canParse(origin) ||
-      !/^https?:$/.test(new URL(origin).protocol) ||
-      new URL(origin).origin !== origin
-    ) {
-      throw new ConfigError(
-        "CORS_ALLOWED_ORIGINS",
-        `must list origins such as https://app.example.com or http://localhost:5173, without path or trailing slash (got "${origin}")`,
-      );
-    }
-  }
-  return origins;
 }
