@@ -1,9 +1,12 @@
-import type { ConnectionLimits } from "../transport/connection-limits.js";
+import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from "../transport/connection-limits.js";
 import { ConfigError, type Env, integer, integerSetting, type SettingGroup } from "./variables.js";
+
+/** The defaults live with the limits (why each is what it is), which listen() applies when given none. */
+const DEFAULT = DEFAULT_CONNECTION_LIMITS;
 
 export const HTTP_HEADERS_TIMEOUT_MS = integerSetting({
   name: "HTTP_HEADERS_TIMEOUT_MS",
-  fallback: 15_000,
+  fallback: DEFAULT.headersTimeoutMs,
   min: 100,
   max: 600_000,
   meaning:
@@ -14,7 +17,7 @@ export const HTTP_HEADERS_TIMEOUT_MS = integerSetting({
 
 export const HTTP_REQUEST_TIMEOUT_MS = integerSetting({
   name: "HTTP_REQUEST_TIMEOUT_MS",
-  fallback: 60_000,
+  fallback: DEFAULT.requestTimeoutMs,
   min: 100,
   max: 3_600_000,
   meaning:
@@ -24,7 +27,7 @@ export const HTTP_REQUEST_TIMEOUT_MS = integerSetting({
 
 export const HTTP_IDLE_TIMEOUT_MS = integerSetting({
   name: "HTTP_IDLE_TIMEOUT_MS",
-  fallback: 65_000,
+  fallback: DEFAULT.idleTimeoutMs,
   min: 100,
   max: 3_600_000,
   meaning:
@@ -34,7 +37,7 @@ export const HTTP_IDLE_TIMEOUT_MS = integerSetting({
 
 export const HTTP_MAX_CONNECTIONS = integerSetting({
   name: "HTTP_MAX_CONNECTIONS",
-  fallback: 10_000,
+  fallback: DEFAULT.maxConnections,
   min: 1,
   max: 1_000_000,
   meaning:
@@ -44,7 +47,7 @@ export const HTTP_MAX_CONNECTIONS = integerSetting({
 
 export const HTTP2_MAX_CONCURRENT_STREAMS = integerSetting({
   name: "HTTP2_MAX_CONCURRENT_STREAMS",
-  fallback: 100,
+  fallback: DEFAULT.http2MaxConcurrentStreams,
   min: 1,
   max: 10_000,
   meaning:
@@ -54,7 +57,7 @@ export const HTTP2_MAX_CONCURRENT_STREAMS = integerSetting({
 
 export const HTTP2_STREAM_RESET_BURST = integerSetting({
   name: "HTTP2_STREAM_RESET_BURST",
-  fallback: 100,
+  fallback: DEFAULT.http2StreamResetBurst,
   min: 1,
   max: 100_000,
   meaning:
@@ -64,7 +67,7 @@ export const HTTP2_STREAM_RESET_BURST = integerSetting({
 
 export const HTTP2_STREAM_RESET_RATE = integerSetting({
   name: "HTTP2_STREAM_RESET_RATE",
-  fallback: 33,
+  fallback: DEFAULT.http2StreamResetRate,
   min: 1,
   max: 100_000,
   meaning: "Stream resets per second one HTTP/2 connection may send after the burst.",
@@ -72,7 +75,7 @@ export const HTTP2_STREAM_RESET_RATE = integerSetting({
 
 export const HTTP_LINGER_TIME_MS = integerSetting({
   name: "HTTP_LINGER_TIME_MS",
-  fallback: 5_000,
+  fallback: DEFAULT.lingerTimeMs,
   min: 0,
   max: 600_000,
   meaning:
@@ -84,7 +87,7 @@ export const HTTP_LINGER_TIME_MS = integerSetting({
 
 export const HTTP_LINGER_IDLE_MS = integerSetting({
   name: "HTTP_LINGER_IDLE_MS",
-  fallback: 2_000,
+  fallback: DEFAULT.lingerIdleMs,
   min: 0,
   max: 600_000,
   meaning: "During that lingering close, the longest wait for the client's next bytes.",
@@ -92,7 +95,7 @@ export const HTTP_LINGER_IDLE_MS = integerSetting({
 
 export const HTTP_LINGER_MAX_BYTES = integerSetting({
   name: "HTTP_LINGER_MAX_BYTES",
-  fallback: 4 * 1024 * 1024,
+  fallback: DEFAULT.lingerMaxBytes,
   min: 0,
   max: 1024 * 1024 * 1024,
   meaning: "During that lingering close, the most bytes read and dropped; a client that sends more is cut.",
