@@ -53,10 +53,10 @@ export interface App {
 }
 
 /**
- * Assembles the server. A request's path through it: http/listen (one port, HTTP/1.1 and h2c) →
- * http/request-log (request id, access log) → http/dispatch → REST transcoder or
- * http/connect-handler (its unary calls: transport/unary, in-process) → router (interceptors:
- * errors, auth, rate limit) → services/* → @folio/db.
+ * Assembles the server. A request's path through it: transport/listen (one port, HTTP/1.1 and
+ * h2c) → observe/request-log (request id, access log, metrics) → transport/dispatch → REST
+ * transcoder or transport/connect-handler (its unary calls: transport/unary, in-process) → router
+ * (interceptors: outcome, errors, auth, rate limit, cancelled call) → services/* → @folio/db.
  */
 export async function createApp(config: Config, logger: Logger): Promise<App> {
   assertScopesDeclared();

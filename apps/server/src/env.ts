@@ -1,9 +1,30 @@
 import { resolve } from "node:path";
 import { type AuthConfig, loadAuthConfig } from "./config/auth.js";
-import { loadConnectionLimits, loadCorsAllowedOrigins } from "./config/http.js";
+import { loadCorsAllowedOrigins } from "./config/cors.js";
+import {
+  DATABASE_ACQUIRE_TIMEOUT_MS,
+  DATABASE_LOCK_TIMEOUT_MS,
+  DATABASE_POOL_SIZE,
+  DATABASE_STATEMENT_TIMEOUT_MS,
+  DATABASE_URL,
+} from "./config/database.js";
+import { loadConnectionLimits } from "./config/http.js";
+import { LOG_LEVEL, LOG_LEVELS, loadMetricsConfig } from "./config/observability.js";
 import { loadRateLimitConfig, type RateLimitConfig } from "./config/rate-limit.js";
 import { loadReadReplicaConfig, type ReadReplicaConfig } from "./config/read-replica.js";
-import { ConfigError, type Env, integer, optionalInteger, text } from "./config/variables.js";
+import {
+  DATA_DIR,
+  HOST,
+  MAX_REQUEST_BODY_BYTES,
+  NODE_ENV,
+  PAGE_TOKEN_SECRET,
+  PORT,
+  REST_COMPRESS_MIN_BYTES,
+  RPC_IN_PROCESS_UNARY,
+  SHUTDOWN_GRACE_MS,
+  SHUTDOWN_TIMEOUT_MS,
+} from "./config/server.js";
+import { ConfigError, choice, type Env, integer, optionalInteger, text } from "./config/variables.js";
 import type { ConnectionLimits } from "./transport/connection-limits.js";
 
 export type { AuthConfig } from "./config/auth.js";
@@ -60,18 +81,17 @@ export interface DatabaseTimeouts {
   readonly lockTimeoutMs: number;
 }
 
-const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
-
 /** Reads and validates the configuration; throws {@link ConfigError} naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
-  const production = env.NODE_ENV === "production";
-  const host = text(env, "HOST") ?? "127.0.0.1";
-  const port = integer(env, "PORT", 8080, 0, 65_535);
-  const databaseUrl = text(env, "DATABASE_URL");
+  // Read as set, untrimmed, as the libraries that also look at NODE_ENV read it.
+  const production = env[NODE_ENV.name] === "production";
+  const host = text(env, HOST);
+  const port = integer(env, PORT);
+  const databaseUrl = text(env, DATABASE_URL);
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError("DATABASE_URL", "must be a postgres:// or postgresql:// URL");
   }
-  const logLevel = text(env, "LOG_LEVEL") ?? "info";
+  const logLevel = text(env, LOG_LEVEL);
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError("LOG_LEVEL", `must be one of ${LOG_LEVELS.join(", ")} (got "${logLevel}")`);
   }
@@ -79,50 +99,32 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     port,
     databaseUrl,
-    databasePoolSize: integer(env, "DATABASE_POOL_SIZE", 10, 1, 1000),
+    databasePoolSize: integer(env, DATABASE_POOL_SIZE),
     databaseTimeouts: {
-      acquireTimeoutMs: optionalInteger(env, "DATABASE_ACQUIRE_TIMEOUT_MS", 1, 600_000),
-      statementTimeoutMs: integer(env, "DATABASE_STATEMENT_TIMEOUT_MS", 5_000, 0, 600_000),
-      lockTimeoutMs: integer(env, "DATABASE_LOCK_TIMEOUT_MS", 2_000, 0, 600_000),
+      acquireTimeoutMs: optionalInteger(env, DATABASE_ACQUIRE_TIMEOUT_MS),
+      statementTimeoutMs: integer(env, DATABASE_STATEMENT_TIMEOUT_MS),
+      lockTimeoutMs: integer(env, DATABASE_LOCK_TIMEOUT_MS),
     },
     databaseRead: loadReadReplicaConfig(env),
-    dataDir: resolve(text(env, "DATA_DIR") ?? ".data"),
+    dataDir: resolve(text(env, DATA_DIR)),
     logLevel,
     production,
     auth: loadAuthConfig(env, production),
-    shutdownGraceMs: integer(env, "SHUTDOWN_GRACE_MS", 5_000, 0, 600_000),
-    shutdownTimeoutMs: integer(env, "SHUTDOWN_TIMEOUT_MS", 10_000, 0, 600_000),
+    shutdownGraceMs: integer(env, SHUTDOWN_GRACE_MS),
+    shutdownTimeoutMs: integer(env, SHUTDOWN_TIMEOUT_MS),
     metrics: loadMetricsConfig(env),
     pageTokenSecret: loadPageTokenSecret(env),
     rateLimit: loadRateLimitConfig(env),
     connections: loadConnectionLimits(env),
-    maxRequestBodyBytes: integer(env, "MAX_REQUEST_BODY_BYTES", 1_048_576, 1024, 67_108_864),
-    restCompressMinBytes: integer(env, "REST_COMPRESS_MIN_BYTES", 1024, 0, 67_108_864),
+    maxRequestBodyBytes: integer(env, MAX_REQUEST_BODY_BYTES),
+    restCompressMinBytes: integer(env, REST_COMPRESS_MIN_BYTES),
     corsAllowedOrigins: loadCorsAllowedOrigins(env),
-    rpcInProcessUnary: onOff(env, "RPC_IN_PROCESS_UNARY", true),
+    rpcInProcessUnary: choice(env, RPC_IN_PROCESS_UNARY) === "on",
   };
-}
-
-/** The Prometheus exporter's default port, so that scrape configs written for it find Folio too. */
-const DEFAULT_METRICS_PORT = 9464;
-
-function loadMetricsConfig(env: Env): Config["metrics"] {
-  if (text(env, "METRICS_PORT")?.toLowerCase() === "off") return undefined;
-  return {
-    host: text(env, "METRICS_HOST") ?? "127.0.0.1",
-    port: integer(env, "METRICS_PORT", DEFAULT_METRICS_PORT, 0, 65_535),
-  };
-}
-
-function onOff(env: Env, name: string, fallback: boolean): boolean {
-  const value = text(env, name)?.toLowerCase();
-  if (value === undefined) return fallback;
-  if (value !== "on" && value !== "off") throw new ConfigError(name, `must be on or off (got "${value}")`);
-  return value === "on";
 }
 
 function loadPageTokenSecret(env: Env): string | undefined {
-  const secret = text(env, "PAGE_TOKEN_SECRET");
+  const secret = text(env, PAGE_TOKEN_SECRET);
   if (secret !== undefined && secret.length < 32) {
     throw new ConfigError(
       "PAGE_TOKEN_SECRET",

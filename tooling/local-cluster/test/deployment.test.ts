@@ -17,10 +17,10 @@ const read = (path: string) => readFile(new URL(path, root), "utf8");
 // biome-ignore lint/suspicious/noExplicitAny: manifests are read as plain YAML documents.
 const manifest = async (name: string): Promise<any> => parse(await read(`deploy/kubernetes/${name}`));
 
-/** The variables of the README's configuration table. */
+/** The variables of docs/configuration.md (generated from the server's declarations of them). */
 async function documentedVariables(): Promise<Set<string>> {
-  const readme = await read("README.md");
-  return new Set([...readme.matchAll(/^\| `([A-Z_]+)`/gm)].map((match) => match[1] as string));
+  const doc = await read("docs/configuration.md");
+  return new Set([...doc.matchAll(/^### `([A-Z0-9_]+)`$/gm)].map((match) => match[1] as string));
 }
 
 describe("Kubernetes manifests", () => {

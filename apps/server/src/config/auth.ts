@@ -1,5 +1,13 @@
 import { resolve } from "node:path";
-import { ConfigError, type Env, integer, text } from "./variables.js";
+import {
+  ConfigError,
+  type Env,
+  integer,
+  integerSetting,
+  type SettingGroup,
+  text,
+  textSetting,
+} from "./variables.js";
 
 /** How access tokens are verified: a JWKS from the issuer, or development mode's own keys. */
 export type AuthConfig =
@@ -20,10 +28,125 @@ interface TokenRules {
   readonly tokenCacheSize: number;
 }
 
+/** The issuer and audience of development mode's own tokens. */
+const DEVELOPMENT_ISSUER = "folio-development";
+const DEVELOPMENT_AUDIENCE = "folio";
+
+export const AUTH_JWKS_URL = textSetting({
+  name: "AUTH_JWKS_URL",
+  values: "an `http://` or `https://` URL",
+  meaning:
+    "URL of the token issuer's JWKS (cached; refetched on an unknown `kid`, at most once per " +
+    "`AUTH_JWKS_COOLDOWN_SECONDS`).",
+});
+
+export const AUTH_JWKS_COOLDOWN_SECONDS = integerSetting({
+  name: "AUTH_JWKS_COOLDOWN_SECONDS",
+  fallback: 30,
+  min: 0,
+  max: 3600,
+  meaning:
+    "With `AUTH_JWKS_URL`: how often, at most, tokens with an unknown `kid` make the server fetch the " +
+    "JWKS again (`0` to `3600`). A rotated key is picked up within this time, and tokens with made-up " +
+    "`kid`s cannot make the server hammer the issuer. A failed background refresh is retried after it " +
+    "too (at least 1 s later).",
+});
+
+export const AUTH_JWKS_FILE = textSetting({
+  name: "AUTH_JWKS_FILE",
+  values: "a file's path",
+  meaning: "A JWKS file instead of a URL. Exclusive with `AUTH_JWKS_URL`.",
+});
+
+export const AUTH_ISSUER = textSetting({
+  name: "AUTH_ISSUER",
+  default: `\`${DEVELOPMENT_ISSUER}\` in development mode`,
+  values: "text",
+  meaning: "Required `iss` of access tokens (required with a JWKS).",
+});
+
+export const AUTH_AUDIENCE = textSetting({
+  name: "AUTH_AUDIENCE",
+  default: `\`${DEVELOPMENT_AUDIENCE}\` in development mode`,
+  values: "text",
+  meaning: "Required `aud` of access tokens (required with a JWKS).",
+});
+
+/** Its default is @folio/auth's DEFAULT_ALGORITHMS (test/config-settings.test.ts holds them equal). */
+export const AUTH_ALGORITHMS = textSetting({
+  name: "AUTH_ALGORITHMS",
+  default: "`RS256,PS256,ES256,EdDSA`",
+  values: "comma-separated JWS algorithms, asymmetric only",
+  meaning: "Accepted signature algorithms; `none` and `HS*` are refused.",
+});
+
+export const AUTH_CLOCK_TOLERANCE_SECONDS = integerSetting({
+  name: "AUTH_CLOCK_TOLERANCE_SECONDS",
+  fallback: 30,
+  min: 0,
+  max: 300,
+  meaning:
+    "Leeway for `exp`, `nbf` and `iat`. A token without `exp` is refused (RFC 9068), as is one whose " +
+    "`iat` lies further in the future than this.",
+});
+
+export const AUTH_USER_CLAIM = textSetting({
+  name: "AUTH_USER_CLAIM",
+  fallback: "sub",
+  values: "a claim's name",
+  meaning: "Claim holding the user id (a UUID).",
+});
+
+export const AUTH_ORG_CLAIM = textSetting({
+  name: "AUTH_ORG_CLAIM",
+  fallback: "org_id",
+  values: "a claim's name",
+  meaning: "Claim holding the organisation id (a UUID).",
+});
+
+export const AUTH_TOKEN_URL = textSetting({
+  name: "AUTH_TOKEN_URL",
+  values: "an `http://` or `https://` URL",
+  meaning:
+    "The issuer's OAuth 2.0 token endpoint, named in the OpenAPI document (client-credentials flow " +
+    "with the API's scopes). Unset with a JWKS: the document describes a plain bearer token. " +
+    "Development mode uses its own `/oauth/token`.",
+});
+
+export const AUTH_TOKEN_CACHE_SIZE = integerSetting({
+  name: "AUTH_TOKEN_CACHE_SIZE",
+  fallback: 10_000,
+  min: 0,
+  max: 1_000_000,
+  meaning:
+    "Verified access tokens remembered (least recently used dropped first), so a reused token is not " +
+    "verified again; `0` turns this off. One is served only before its `exp` (no clock tolerance) and " +
+    "while its signing key is in the JWKS. A key removed from a JWKS URL's set still verifies tokens, " +
+    "cached or not, until the next fetch: at most 10 min after the last one.",
+});
+
+/** How access tokens are verified. */
+export const authSettings: SettingGroup = {
+  title: "Authentication",
+  settings: [
+    AUTH_JWKS_URL,
+    AUTH_JWKS_COOLDOWN_SECONDS,
+    AUTH_JWKS_FILE,
+    AUTH_ISSUER,
+    AUTH_AUDIENCE,
+    AUTH_ALGORITHMS,
+    AUTH_CLOCK_TOLERANCE_SECONDS,
+    AUTH_USER_CLAIM,
+    AUTH_ORG_CLAIM,
+    AUTH_TOKEN_URL,
+    AUTH_TOKEN_CACHE_SIZE,
+  ],
+};
+
 /** Reads the AUTH_* variables: a JWKS (URL or file) or development mode, and the token rules. */
 export function loadAuthConfig(env: Env, production: boolean): AuthConfig {
-  const jwksUrl = text(env, "AUTH_JWKS_URL");
-  const jwksFile = text(env, "AUTH_JWKS_FILE");
+  const jwksUrl = text(env, AUTH_JWKS_URL);
+  const jwksFile = text(env, AUTH_JWKS_FILE);
   if (jwksUrl !== undefined && jwksFile !== undefined) {
     throw new ConfigError("AUTH_JWKS_URL", "and AUTH_JWKS_FILE are exclusive: set one");
   }
@@ -37,22 +160,22 @@ export function loadAuthConfig(env: Env, production: boolean): AuthConfig {
   if (jwksUrl !== undefined && !/^https?:\/\//.test(jwksUrl)) {
     throw new ConfigError("AUTH_JWKS_URL", "must be an http(s) URL");
   }
-  const issuer = text(env, "AUTH_ISSUER");
-  const audience = text(env, "AUTH_AUDIENCE");
+  const issuer = text(env, AUTH_ISSUER);
+  const audience = text(env, AUTH_AUDIENCE);
   if (!development && issuer === undefined) throw new ConfigError("AUTH_ISSUER", "is required with a JWKS");
   if (!development && audience === undefined)
     throw new ConfigError("AUTH_AUDIENCE", "is required with a JWKS");
   const rules: TokenRules = {
-    issuer: issuer ?? "folio-development",
-    audience: audience ?? "folio",
-    algorithms: text(env, "AUTH_ALGORITHMS")
+    issuer: issuer ?? DEVELOPMENT_ISSUER,
+    audience: audience ?? DEVELOPMENT_AUDIENCE,
+    algorithms: text(env, AUTH_ALGORITHMS)
       ?.split(",")
       .map((a) => a.trim()),
-    clockToleranceSeconds: integer(env, "AUTH_CLOCK_TOLERANCE_SECONDS", 30, 0, 300),
-    userClaim: text(env, "AUTH_USER_CLAIM") ?? "sub",
-    orgClaim: text(env, "AUTH_ORG_CLAIM") ?? "org_id",
-    tokenUrl: text(env, "AUTH_TOKEN_URL"),
-    tokenCacheSize: integer(env, "AUTH_TOKEN_CACHE_SIZE", 10_000, 0, 1_000_000),
+    clockToleranceSeconds: integer(env, AUTH_CLOCK_TOLERANCE_SECONDS),
+    userClaim: text(env, AUTH_USER_CLAIM),
+    orgClaim: text(env, AUTH_ORG_CLAIM),
+    tokenUrl: text(env, AUTH_TOKEN_URL),
+    tokenCacheSize: integer(env, AUTH_TOKEN_CACHE_SIZE),
   };
   if (rules.tokenUrl !== undefined && !/^https?:\/\//.test(rules.tokenUrl)) {
     throw new ConfigError("AUTH_TOKEN_URL", "must be an http(s) URL");
@@ -61,7 +184,7 @@ export function loadAuthConfig(env: Env, production: boolean): AuthConfig {
     throw new ConfigError("AUTH_ALGORITHMS", "must list asymmetric algorithms only (no none, no HS*)");
   }
   if (jwksUrl !== undefined) {
-    const jwksCooldownSeconds = integer(env, "AUTH_JWKS_COOLDOWN_SECONDS", 30, 0, 3600);
+    const jwksCooldownSeconds = integer(env, AUTH_JWKS_COOLDOWN_SECONDS);
     return { mode: "jwks", jwksUrl, jwksCooldownSeconds, ...rules };
   }
   if (jwksFile !== undefined) return { mode: "jwks", jwksFile: resolve(jwksFile), ...rules };

@@ -1,0 +1,61 @@
+import { integerSetting, type SettingGroup, textSetting } from "./variables.js";
+
+export const DATABASE_URL = textSetting({
+  name: "DATABASE_URL",
+  values: "a `postgres://` or `postgresql://` URL",
+  meaning:
+    "`postgres://` URL of the PostgreSQL to use. Unset: the embedded PostgreSQL in " +
+    "`DATA_DIR/postgres`. Migrations are applied at start either way.",
+});
+
+export const DATABASE_POOL_SIZE = integerSetting({
+  name: "DATABASE_POOL_SIZE",
+  fallback: 10,
+  min: 1,
+  max: 1000,
+  meaning:
+    "Connections in the database pool (the embedded database always gets one: PGlite is single-session).",
+});
+
+/** Its default lives with the pool (database/open-database.ts): it depends on the database. */
+export const DATABASE_ACQUIRE_TIMEOUT_MS = integerSetting({
+  name: "DATABASE_ACQUIRE_TIMEOUT_MS",
+  fallback: undefined,
+  default: "`10000` (embedded: `30000`)",
+  min: 1,
+  max: 600_000,
+  meaning:
+    "How long a query waits for a database connection (a free one of the pool, or a new one). Past " +
+    "it the request is 503 `unavailable` with `Retry-After`.",
+});
+
+export const DATABASE_STATEMENT_TIMEOUT_MS = integerSetting({
+  name: "DATABASE_STATEMENT_TIMEOUT_MS",
+  fallback: 5_000,
+  min: 0,
+  max: 600_000,
+  meaning:
+    "PostgreSQL `statement_timeout` of every query; `0` turns it off. A query past it is 503 `unavailable`.",
+});
+
+export const DATABASE_LOCK_TIMEOUT_MS = integerSetting({
+  name: "DATABASE_LOCK_TIMEOUT_MS",
+  fallback: 2_000,
+  min: 0,
+  max: 600_000,
+  meaning:
+    "PostgreSQL `lock_timeout`: how long a query waits for a lock another session holds; `0` turns " +
+    "it off. Past it the request is 503 `unavailable`, so one locked table cannot hold every connection.",
+});
+
+/** The PostgreSQL every query runs on (but listings, with replicas), and how long each wait may be. */
+export const databaseSettings: SettingGroup = {
+  title: "Database",
+  settings: [
+    DATABASE_URL,
+    DATABASE_POOL_SIZE,
+    DATABASE_ACQUIRE_TIMEOUT_MS,
+    DATABASE_STATEMENT_TIMEOUT_MS,
+    DATABASE_LOCK_TIMEOUT_MS,
+  ],
+};

@@ -1,0 +1,103 @@
+import { choiceSetting, integerSetting, type SettingGroup, textSetting } from "./variables.js";
+
+export const PORT = integerSetting({
+  name: "PORT",
+  fallback: 8080,
+  min: 0,
+  max: 65_535,
+  meaning:
+    "TCP port for every protocol (HTTP/1.1 and HTTP/2 cleartext on the same port). `0` picks a free one.",
+});
+
+export const HOST = textSetting({
+  name: "HOST",
+  fallback: "127.0.0.1",
+  values: "an interface's address",
+  meaning: "Interface to listen on; `0.0.0.0` for all.",
+});
+
+export const DATA_DIR = textSetting({
+  name: "DATA_DIR",
+  fallback: ".data",
+  values: "a directory",
+  meaning: "Directory for the embedded database and development mode's signing key and token.",
+});
+
+export const NODE_ENV = textSetting({
+  name: "NODE_ENV",
+  values: "`production`, or anything else",
+  meaning: "`production` forbids development mode.",
+});
+
+export const SHUTDOWN_GRACE_MS = integerSetting({
+  name: "SHUTDOWN_GRACE_MS",
+  fallback: 5_000,
+  min: 0,
+  max: 600_000,
+  meaning:
+    "On SIGTERM/SIGINT, `/readyz` and gRPC health turn NOT_SERVING at once; for this long the server " +
+    "still accepts connections and serves (so a load balancer notices and stops sending), then refuses " +
+    "new ones and drains. A second signal skips the rest of it.",
+});
+
+export const SHUTDOWN_TIMEOUT_MS = integerSetting({
+  name: "SHUTDOWN_TIMEOUT_MS",
+  fallback: 10_000,
+  min: 0,
+  max: 600_000,
+  meaning:
+    "After the grace period, how long requests in flight may take before their connections are cut " +
+    "(each cut request is logged). The process then closes the pool and exits 0.",
+});
+
+/** Where the server listens, where it keeps its files, and how it stops. */
+export const serverSettings: SettingGroup = {
+  title: "Server",
+  settings: [PORT, HOST, DATA_DIR, NODE_ENV, SHUTDOWN_GRACE_MS, SHUTDOWN_TIMEOUT_MS],
+};
+
+export const MAX_REQUEST_BODY_BYTES = integerSetting({
+  name: "MAX_REQUEST_BODY_BYTES",
+  fallback: 1_048_576,
+  min: 1024,
+  max: 67_108_864,
+  meaning:
+    "Largest request body on every protocol (REST, Connect, gRPC, gRPC-Web), counted after " +
+    "decompression and enforced while inflating: a larger one is refused with `resource_exhausted` " +
+    "(REST: 413) before it is held in memory.",
+});
+
+export const REST_COMPRESS_MIN_BYTES = integerSetting({
+  name: "REST_COMPRESS_MIN_BYTES",
+  fallback: 1024,
+  min: 0,
+  max: 67_108_864,
+  meaning:
+    "REST answers at least this large are compressed (br, zstd or gzip) for a client whose " +
+    "`Accept-Encoding` accepts one; `0` compresses every answer.",
+});
+
+export const RPC_IN_PROCESS_UNARY = choiceSetting({
+  name: "RPC_IN_PROCESS_UNARY",
+  choices: ["on", "off"],
+  fallback: "on",
+  meaning:
+    "`off` serves every Connect, gRPC and gRPC-Web call by connect-es's handlers instead of calling " +
+    "unary methods in-process (the same answers, but that a failed gRPC call is one Trailers-Only " +
+    "HEADERS frame in-process, headers then trailers from connect-es; for comparing the two).",
+});
+
+export const PAGE_TOKEN_SECRET = textSetting({
+  name: "PAGE_TOKEN_SECRET",
+  default: "(random per process)",
+  values: "32 characters or more (e.g. `openssl rand -base64 32`)",
+  meaning:
+    "Key (32+ characters) signing ListProjects page tokens. Set the same value on every instance, " +
+    "or tokens only work on the process that issued them.",
+});
+
+/** What one request may be, how its answer is sent, and the key of its page tokens. */
+export const requestSettings: SettingGroup = {
+  title: "Requests and answers",
+  settings: [MAX_REQUEST_BODY_BYTES, REST_COMPRESS_MIN_BYTES, RPC_IN_PROCESS_UNARY, PAGE_TOKEN_SECRET],
+};
