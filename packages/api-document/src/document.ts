@@ -9,12 +9,19 @@ import {
   uuidForIdFields,
 } from "@folio/openapi";
 import { alwaysSet, FolderService } from "@folio/proto";
-import type { AuthConfig } from "../env.js";
-import { apiScopes, restApi } from "../services/api.js";
-import { DEVELOPMENT_TOKEN_PATH } from "./development-token.js";
+import { apiScopes, restApi } from "./rest-api.js";
+
+/** Where development mode's token endpoint is: the `tokenUrl` of the OpenAPI document. */
+export const DEVELOPMENT_TOKEN_PATH = "/oauth/token";
+
+/** What the document says of tokens: the server's auth mode and its issuer's token endpoint. */
+export interface DocumentAuth {
+  readonly mode: string;
+  readonly tokenUrl?: string | undefined;
+}
 
 /** The OpenAPI document of the REST API, with descriptions from the proto comments. */
-export function createFolioOpenApiDocument(auth: AuthConfig): OpenApiDocument {
+export function createFolioOpenApiDocument(auth: DocumentAuth): OpenApiDocument {
   const image = readFileSync(createRequire(import.meta.url).resolve("@folio/proto/folio.binpb"));
   return createOpenApiDocument({
     services: restApi.services,
@@ -63,7 +70,7 @@ export function createFolioOpenApiDocument(auth: AuthConfig): OpenApiDocument {
  * (AUTH_TOKEN_URL, or the development token endpoint), so that tools know the scopes; without a
  * known token endpoint, a bearer token, each operation naming its scope in its description.
  */
-function securityOf(auth: AuthConfig): SecurityOptions {
+function securityOf(auth: DocumentAuth): SecurityOptions {
   const common = {
     requiredScope: restApi.requiredScope,
     description:
