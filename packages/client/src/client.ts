@@ -145,15 +145,17 @@ function rpcClient(transport: Transport): Calls {
     contextValues: createContextValues().set(deadlineKey, deadlineOf(options)),
   });
   return {
-    async createFolder(request, options = {}) {
-      const { folder } = await folders.createFolder(request, callOptions(options));
-      if (folder === undefined) throw FolioError.from(new Error("the response holds no folder"));
-      return folder;
-    },
-    async listProjects(request = {}, options = {}) {
-      const { projects: list, nextPageToken } = await projects.listProjects(request, callOptions(options));
-      return { projects: list, nextPageToken };
-    },
+    createFolder: (request, options = {}) =>
+      typed(async () => {
+        const { folder } = await folders.createFolder(request, callOptions(options));
+        if (folder === undefined) throw new Error("the response holds no folder");
+        return folder;
+      }),
+    listProjects: (request = {}, options = {}) =>
+      typed(async () => {
+        const { projects: list, nextPageToken } = await projects.listProjects(request, callOptions(options));
+        return { projects: list, nextPageToken };
+      }),
   };
 }
 
@@ -171,16 +173,9 @@ function restClient(options: RestOptions & TokenSource): Calls {
       ...(present.length === 0 ? {} : { signal: AbortSignal.any(present) }),
     };
   };
-  const call = async <T>(run: () => Promise<T>): Promise<T> => {
-    try {
-      return await run();
-    } catch (reason) {
-      throw FolioError.from(reason);
-    }
-  };
   return {
     createFolder: (request, callOptions = {}) =>
-      call(async () => {
+      typed(async () => {
         // The key travels in the body, as over RPC: a refusal of it names `requestId` alike.
         const body = { ...request, requestId: request.requestId || crypto.randomUUID() };
         const { data, error, response } = await rest.POST("/folders", { body, ...init(callOptions, true) });
@@ -188,7 +183,7 @@ function restClient(options: RestOptions & TokenSource): Calls {
         return fromJson(FolderSchema, data.folder as JsonValue, { ignoreUnknownFields: true });
       }),
     listProjects: (request = {}, callOptions = {}) =>
-      call(async () => {
+      typed(async () => {
         const query = Object.fromEntries(
           Object.entries(request).filter(([, value]) => value !== undefined && value !== ""),
         );
@@ -205,6 +200,18 @@ function restClient(options: RestOptions & TokenSource): Calls {
         };
       }),
   };
+}
+
+/**
+ * Runs a call, its errors as FolioErrors: the transports raise some (a deadline, a network failure)
+ * outside the interceptors.
+ */
+async function typed<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (reason) {
+    throw FolioError.from(reason);
+  }
 }
 
 function retryOf(options: Pick<FolioClientOptions, "retry">): RetryOptions {
