@@ -249,6 +249,55 @@ describe("@folio/client against the rate limit and bad input", () => {
   });
 });
 
+describe("@folio/client tokens", () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer({ RATE_LIMIT_ORG_REQUESTS: "0", RATE_LIMIT_TOKEN_REQUESTS: "0" });
+  }, 180_000);
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it.each(["rest", "connect", "grpc-web", "grpc"] as const)(
+    "asks the token provider once more when the token expired, and no more, over %s",
+    async (protocol) => {
+      const org = randomUUID();
+      const expired = await server.issuer.sign({ org_id: org, scope: "project:read", iat: 1, exp: 2 });
+      const fresh = await server.issuer.sign({ org_id: org, scope: "project:read" }, {}, "1h");
+      const asked: boolean[] = [];
+      const refreshing = createFolioClient({
+        baseUrl: server.baseUrl,
+        protocol,
+        getToken: ({ refresh }) => {
+          asked.push(refresh);
+          return refresh ? fresh : expired;
+        },
+      });
+      expect((await refreshing.listProjects()).projects).toEqual([]);
+      expect(asked).toEqual([false, true]);
+
+      // A provider whose fresh token is refused too: the call fails after one refresh.
+      asked.length = 0;
+      const stale = createFolioClient({
+        baseUrl: server.baseUrl,
+        protocol,
+        getToken: ({ refresh }) => {
+          asked.push(refresh);
+          return refresh ? `${expired}x` : expired;
+        },
+      });
+      const error = await stale.listProjects().then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
+      expect((error as FolioError).codeName).toBe("unauthenticated");
+      expect(asked).toEqual([false, true]);
+    },
+  );
+});
+
 describe("@folio/client page iteration", () => {
   let server: TestServer;
   let token: string;

@@ -20,6 +20,22 @@ export interface DocumentAuth {
   readonly tokenUrl?: string | undefined;
 }
 
+/**
+ * How to call the API with @folio/client, on the docs page: one package for Node and browsers, with
+ * the retries, pages, errors and tokens this document describes handled.
+ */
+const CLIENT_USE = [
+  "**TypeScript client** (Node and browsers; Connect, gRPC-Web, gRPC or REST): `npm install @folio/client`, then",
+  "",
+  "```ts",
+  'import { createFolioClient } from "@folio/client";',
+  'const folio = createFolioClient({ baseUrl: "https://folio.example.com", token, protocol: "rest" });',
+  'for await (const project of folio.projects({ city: "Lyon" })) console.log(project.name);',
+  "```",
+  "",
+  'It retries `unavailable`, `resource_exhausted` and `aborted` after the `Retry-After` sent, gives each create one `Idempotency-Key` for all its attempts, follows `Link: rel="next"` pages, and reads every error\'s `ErrorInfo` and `BadRequest`.',
+].join("\n");
+
 /** The OpenAPI document of the REST API, with descriptions from the proto comments. */
 export function createFolioOpenApiDocument(auth: DocumentAuth): OpenApiDocument {
   const image = readFileSync(createRequire(import.meta.url).resolve("@folio/proto/folio.binpb"));
@@ -28,7 +44,7 @@ export function createFolioOpenApiDocument(auth: DocumentAuth): OpenApiDocument 
     info: {
       title: "Folio API",
       version: "v1",
-      description: "Document management for an organisation's workspace: folders and projects.",
+      description: `Document management for an organisation's workspace: folders and projects.\n\n${CLIENT_USE}`,
       contact: { name: "Folio" },
       // No licence is granted: an SPDX reference of the document's own, as SPDX defines them.
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
