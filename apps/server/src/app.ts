@@ -1,3 +1,4 @@
+import { createFolioOpenApiDocument } from "@folio/api-document";
 import type { DevelopmentIssuer } from "@folio/auth";
 import type { Db } from "@folio/db";
 import { createHttpTranscoder } from "@folio/http-transcoder";
@@ -8,7 +9,6 @@ import { scheduleIdempotencyPurge } from "./database/idempotency-purge.js";
 import { openDatabase } from "./database/open-database.js";
 import { DEMO_ORG_ID, DEMO_USER_ID, seedDemoProjects } from "./demo.js";
 import { createDevelopmentTokenEndpoint } from "./endpoints/development-token.js";
-import { createFolioOpenApiDocument } from "./endpoints/openapi-document.js";
 import { liveness, readinessHandler } from "./endpoints/probes.js";
 import { loadWebApp } from "./endpoints/web-app.js";
 import type { Config } from "./env.js";

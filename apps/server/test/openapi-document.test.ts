@@ -1,8 +1,8 @@
+import { createFolioOpenApiDocument } from "@folio/api-document";
 import { collectHttpRoutes } from "@folio/http-transcoder";
 import type { OpenApiDocument, OperationObject, ResponseObject, SchemaObject } from "@folio/openapi";
 import { compileErrors, validate } from "@readme/openapi-parser";
 import { describe, expect, it } from "vitest";
-import { createFolioOpenApiDocument } from "../src/endpoints/openapi-document.js";
 import { loadConfig } from "../src/env.js";
 import { services } from "../src/services/api.js";
 

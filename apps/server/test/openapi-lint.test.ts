@@ -1,9 +1,9 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createFolioOpenApiDocument } from "@folio/api-document";
 import { removeTempDir } from "@folio/test-support/temp-dir";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createFolioOpenApiDocument } from "../src/endpoints/openapi-document.js";
 import { loadConfig } from "../src/env.js";
 import { startTestServer } from "./harness.js";
 import { binOf, runOffline } from "./tooling.js";

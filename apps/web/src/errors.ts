@@ -1,6 +1,5 @@
 import type { DescMethod } from "@bufbuild/protobuf";
-import { Code, ConnectError } from "@connectrpc/connect";
-import { BadRequestSchema, ErrorInfoSchema } from "@folio/googleapis";
+import { Code, type ConnectError, FolioError } from "@folio/client";
 import { requiredScope } from "@folio/proto";
 
 /** A failed call, told in plain words: what went wrong overall and next to which field. */
@@ -49,23 +48,26 @@ const FOLDER_NAME_TAKEN = "FOLDER_NAME_TAKEN";
 const IDEMPOTENCY_KEY_REUSED = "IDEMPOTENCY_KEY_REUSED";
 const REQUEST_IN_PROGRESS = "REQUEST_IN_PROGRESS";
 
-/** Explains a failed call from its code and details (BadRequest, ErrorInfo) and headers (Retry-After). */
+/**
+ * Explains a failed call from what @folio/client reads of it: its code, details (BadRequest,
+ * ErrorInfo) and headers (Retry-After, X-Request-Id).
+ */
 export function describeError(error: unknown, context: ErrorContext): ErrorReport {
-  const err = ConnectError.from(error);
+  const err = FolioError.from(error);
   const report = {
     summary: "",
     fields: {} as Record<string, string>,
-    retryAfterSeconds: retryAfter(err.metadata.get("retry-after")),
-    requestId: err.metadata.get("x-request-id") ?? undefined,
+    retryAfterSeconds: err.retryAfterSeconds,
+    requestId: err.requestId,
     fixConnection: false,
   };
-  const reason = err.findDetails(ErrorInfoSchema)[0]?.reason;
+  const reason = err.reason;
   const wait = report.retryAfterSeconds;
   const inSeconds = wait === undefined ? "in a moment" : `in ${wait} ${wait === 1 ? "second" : "seconds"}`;
 
   switch (err.code) {
     case Code.InvalidArgument: {
-      for (const violation of err.findDetails(BadRequestSchema).flatMap((d) => d.fieldViolations)) {
+      for (const violation of err.fieldViolations) {
         const label = FIELD_LABELS[violation.field] ?? violation.field;
         const sentence = `${label} ${violation.description}.`;
         report.fields[violation.field] =
@@ -161,16 +163,8 @@ export function isNetworkFailure(error: ConnectError): boolean {
 
 /** A call worth repeating by itself: the network or the server may be back a moment later. */
 export function isTransient(error: unknown): boolean {
-  const err = ConnectError.from(error);
+  const err = FolioError.from(error);
   return err.code === Code.Unavailable || isNetworkFailure(err);
-}
-
-/** Retry-After as seconds (RFC 9110: delay-seconds or an HTTP date). */
-function retryAfter(value: string | null): number | undefined {
-  if (value === null) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim());
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(1, Math.ceil((date - Date.now()) / 1000));
 }
 
 function formatTime(date: Date): string {

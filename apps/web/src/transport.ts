@@ -1,13 +1,15 @@
-import type { Interceptor, Transport } from "@connectrpc/connect";
-import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
+import type { Transport } from "@connectrpc/connect";
+import { createFolioTransport, type RetryOptions } from "@folio/client";
 import type { Protocol } from "./connection.js";
 
-/** A browser transport of the chosen protocol that sends the bearer token with every call. */
+/**
+ * How the app retries: a person is waiting, so a short wait the server asks for (a database
+ * failover, a request in progress) is waited out and a longer one (a rate limit's minute) is
+ * shown, with its countdown.
+ */
+const RETRY: RetryOptions = { maxAttempts: 3, maxDelayMs: 5_000 };
+
+/** A browser transport of the chosen protocol with @folio/client's token, retries and typed errors. */
 export function createTransport(protocol: Protocol, baseUrl: string, token: string): Transport {
-  const bearer: Interceptor = (next) => (req) => {
-    if (token !== "") req.header.set("authorization", `Bearer ${token}`);
-    return next(req);
-  };
-  const options = { baseUrl, interceptors: [bearer] };
-  return protocol === "grpc-web" ? createGrpcWebTransport(options) : createConnectTransport(options);
+  return createFolioTransport({ baseUrl, protocol, ...(token === "" ? {} : { token }), retry: RETRY });
 }

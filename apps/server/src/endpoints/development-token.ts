@@ -2,8 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import type { DevelopmentIssuer } from "@folio/auth";
 
-/** Where development mode's token endpoint is: the `tokenUrl` of the OpenAPI document. */
-export const DEVELOPMENT_TOKEN_PATH = "/oauth/token";
+export { DEVELOPMENT_TOKEN_PATH } from "@folio/api-document";
 
 /** Largest form accepted: a grant type, a scope list and client credentials fit many times over. */
 const MAX_FORM_BYTES = 8192;

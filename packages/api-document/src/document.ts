@@ -9,19 +9,42 @@ import {
   uuidForIdFields,
 } from "@folio/openapi";
 import { alwaysSet, FolderService } from "@folio/proto";
-import type { AuthConfig } from "../env.js";
-import { apiScopes, restApi } from "../services/api.js";
-import { DEVELOPMENT_TOKEN_PATH } from "./development-token.js";
+import { apiScopes, restApi } from "./rest-api.js";
+
+/** Where development mode's token endpoint is: the `tokenUrl` of the OpenAPI document. */
+export const DEVELOPMENT_TOKEN_PATH = "/oauth/token";
+
+/** What the document says of tokens: the server's auth mode and its issuer's token endpoint. */
+export interface DocumentAuth {
+  readonly mode: string;
+  readonly tokenUrl?: string | undefined;
+}
+
+/**
+ * How to call the API with @folio/client, on the docs page: one package for Node and browsers, with
+ * the retries, pages, errors and tokens this document describes handled.
+ */
+const CLIENT_USE = [
+  "**TypeScript client** (Node and browsers; Connect, gRPC-Web, gRPC or REST): `npm install @folio/client`, then",
+  "",
+  "```ts",
+  'import { createFolioClient } from "@folio/client";',
+  'const folio = createFolioClient({ baseUrl: "https://folio.example.com", token, protocol: "rest" });',
+  'for await (const project of folio.projects({ city: "Lyon" })) console.log(project.name);',
+  "```",
+  "",
+  'It retries `unavailable`, `resource_exhausted` and `aborted` after the `Retry-After` sent, gives each create one `Idempotency-Key` for all its attempts, follows `Link: rel="next"` pages, and reads every error\'s `ErrorInfo` and `BadRequest`.',
+].join("\n");
 
 /** The OpenAPI document of the REST API, with descriptions from the proto comments. */
-export function createFolioOpenApiDocument(auth: AuthConfig): OpenApiDocument {
+export function createFolioOpenApiDocument(auth: DocumentAuth): OpenApiDocument {
   const image = readFileSync(createRequire(import.meta.url).resolve("@folio/proto/folio.binpb"));
   return createOpenApiDocument({
     services: restApi.services,
     info: {
       title: "Folio API",
       version: "v1",
-      description: "Document management for an organisation's workspace: folders and projects.",
+      description: `Document management for an organisation's workspace: folders and projects.\n\n${CLIENT_USE}`,
       contact: { name: "Folio" },
       // No licence is granted: an SPDX reference of the document's own, as SPDX defines them.
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
@@ -63,7 +86,7 @@ export function createFolioOpenApiDocument(auth: AuthConfig): OpenApiDocument {
  * (AUTH_TOKEN_URL, or the development token endpoint), so that tools know the scopes; without a
  * known token endpoint, a bearer token, each operation naming its scope in its description.
  */
-function securityOf(auth: AuthConfig): SecurityOptions {
+function securityOf(auth: DocumentAuth): SecurityOptions {
   const common = {
     requiredScope: restApi.requiredScope,
     description:
