@@ -19,7 +19,7 @@ const TOKEN_URL = "/oauth/token";
 /**
  * The OpenAPI document of the REST surface that the services of `image` (a `buf build` image,
  * binary, with source info for the descriptions) would serve, built by @folio/openapi with the
- * facts the server reads from the proto, as apps/server/src/endpoints/openapi-document.ts builds
+ * facts the server reads from the proto, as @folio/api-document builds
  * the document it serves at /openapi.json. Left out: what the server adds from its configuration
  * rather than from the proto (the token endpoint, response headers, examples, the info's text).
  * A test checks that the two documents describe the same surface.

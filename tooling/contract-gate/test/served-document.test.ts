@@ -6,7 +6,7 @@
 // the proto (say, validation rules), this fails until the gate's document does too.
 import type { OpenApiDocument, OperationObject, PathItemMethod } from "@folio/openapi";
 import { describe, expect, it } from "vitest";
-import { createFolioOpenApiDocument } from "../../../apps/server/src/endpoints/openapi-document.ts";
+import { createFolioOpenApiDocument } from "@folio/api-document";
 import { loadConfig } from "../../../apps/server/src/env.ts";
 import { currentRestDocument, restBreakingChanges } from "../src/index.ts";
 import { PROTO_DIR } from "./fixture.ts";
