@@ -4,9 +4,10 @@
 // are left out of the comparison: the server adds most from its own code (request id, rate
 // limits), which no proto change moves. When the server starts documenting something more of
 // the proto (say, validation rules), this fails until the gate's document does too.
+
+import { createFolioOpenApiDocument } from "@folio/api-document";
 import type { OpenApiDocument, OperationObject, PathItemMethod } from "@folio/openapi";
 import { describe, expect, it } from "vitest";
-import { createFolioOpenApiDocument } from "@folio/api-document";
 import { loadConfig } from "../../../apps/server/src/env.ts";
 import { currentRestDocument, restBreakingChanges } from "../src/index.ts";
 import { PROTO_DIR } from "./fixture.ts";
