@@ -7,6 +7,7 @@ import {
   type RequestHeader,
   request_headers,
   required_scope,
+  rule_description,
   type Scope,
   scopes,
 } from "./gen/folio/v1/options_pb.js";
@@ -48,4 +49,12 @@ export function declaredScopes(service: DescService): readonly Scope[] {
 /** The request headers a method reads, with their rules, as declared with `(folio.v1.request_headers)`. */
 export function requestHeaders(method: DescMethod): readonly RequestHeader[] {
   return getOption(method, request_headers);
+}
+
+/**
+ * The sentence a client is told when a field breaks its `buf.validate` standard rules, as declared
+ * with `(folio.v1.rule_description)`; undefined when the field declares none.
+ */
+export function ruleDescription(field: DescField): string | undefined {
+  return hasOption(field, rule_description) ? getOption(field, rule_description) : undefined;
 }
