@@ -53,8 +53,14 @@ export function requestHeaders(method: DescMethod): readonly RequestHeader[] {
 
 /**
  * The sentence a client is told when a field breaks its `buf.validate` standard rules, as declared
- * with `(folio.v1.rule_description)`; undefined when the field declares none.
+ * with `(folio.v1.rule_description)`; undefined when the field declares none. Read once per field,
+ * like {@link requiredScope}.
  */
 export function ruleDescription(field: DescField): string | undefined {
-  return hasOption(field, rule_description) ? getOption(field, rule_description) : undefined;
+  if (descriptionOf.has(field)) return descriptionOf.get(field);
+  const description = hasOption(field, rule_description) ? getOption(field, rule_description) : undefined;
+  descriptionOf.set(field, description);
+  return description;
 }
+
+const descriptionOf = new WeakMap<DescField, string | undefined>();
