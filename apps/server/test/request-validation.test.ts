@@ -2,10 +2,22 @@
 // the name as sent. These tests hold the proto's rules (with the service's own) to the statement:
 // for every name, the same rules are broken.
 import { create, getOption } from "@bufbuild/protobuf";
+import { createValidator } from "@bufbuild/protovalidate";
 import { field as fieldRules } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
-import { CreateFolderRequestSchema, FolderService, requestHeaders, ruleDescription } from "@folio/proto";
+import {
+  CreateFolderRequestSchema,
+  declaredScopes,
+  documentedErrors,
+  ErrorResponseSchema,
+  FolderService,
+  RequestHeaderSchema,
+  requestHeaders,
+  ruleDescription,
+  ScopeSchema,
+} from "@folio/proto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { services } from "../src/services/api.js";
 import { createFolderRules } from "../src/services/create-folder-request.js";
 import { createRequestValidation } from "../src/services/request-validation.js";
 
@@ -144,5 +156,41 @@ describe("CreateFolder's idempotency key", () => {
       pattern: string?.pattern,
       rule: ruleDescription(requestId),
     });
+  });
+});
+
+describe("the API's options", () => {
+  const validator = createValidator();
+  const methods = services.flatMap((service) => service.methods);
+
+  it("keep the rules options.proto declares for them: error codes, scope names, header names", () => {
+    const results = [
+      ...methods.flatMap((m) => documentedErrors(m).map((e) => validator.validate(ErrorResponseSchema, e))),
+      ...services.flatMap((s) => declaredScopes(s).map((scope) => validator.validate(ScopeSchema, scope))),
+      ...methods.flatMap((m) => requestHeaders(m).map((h) => validator.validate(RequestHeaderSchema, h))),
+    ];
+    expect(results.length).toBeGreaterThan(10);
+    expect(results.flatMap((result) => result.violations?.map(String) ?? [])).toEqual([]);
+  });
+
+  it("would refuse an unknown error code, a scope with a space and a header range upside down", () => {
+    const refused = [
+      validator.validate(
+        ErrorResponseSchema,
+        create(ErrorResponseSchema, { code: "teapot", condition: "x" }),
+      ),
+      validator.validate(ScopeSchema, create(ScopeSchema, { name: "files upload", description: "x" })),
+      validator.validate(
+        RequestHeaderSchema,
+        create(RequestHeaderSchema, {
+          name: "X-Key",
+          description: "x",
+          rule: "x",
+          minLength: 5,
+          maxLength: 2,
+        }),
+      ),
+    ];
+    expect(refused.map((result) => result.kind)).toEqual(["invalid", "invalid", "invalid"]);
   });
 });
