@@ -13,5 +13,6 @@ export {
   documentedErrors,
   requestHeaders,
   requiredScope,
+  ruleDescription,
   successStatus,
 } from "./options.js";

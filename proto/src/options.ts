@@ -7,6 +7,7 @@ import {
   type RequestHeader,
   request_headers,
   required_scope,
+  rule_description,
   type Scope,
   scopes,
 } from "./gen/folio/v1/options_pb.js";
@@ -49,3 +50,17 @@ export function declaredScopes(service: DescService): readonly Scope[] {
 export function requestHeaders(method: DescMethod): readonly RequestHeader[] {
   return getOption(method, request_headers);
 }
+
+/**
+ * The sentence a client is told when a field breaks its `buf.validate` standard rules, as declared
+ * with `(folio.v1.rule_description)`; undefined when the field declares none. Read once per field,
+ * like {@link requiredScope}.
+ */
+export function ruleDescription(field: DescField): string | undefined {
+  if (descriptionOf.has(field)) return descriptionOf.get(field);
+  const description = hasOption(field, rule_description) ? getOption(field, rule_description) : undefined;
+  descriptionOf.set(field, description);
+  return description;
+}
+
+const descriptionOf = new WeakMap<DescField, string | undefined>();

@@ -11,11 +11,14 @@ import type { Logger } from "pino";
 import { createCancelledCallInterceptor } from "./interceptors/cancelled-call.js";
 import { createErrorInterceptor } from "./interceptors/errors.js";
 import { createOutcomeInterceptor } from "./interceptors/outcome.js";
+import { createValidationInterceptor } from "./interceptors/validation.js";
 import type { Metrics } from "./observe/metrics.js";
 import { restApi, services } from "./services/api.js";
+import { createFolderRules } from "./services/create-folder-request.js";
 import { createFolderService } from "./services/folders.js";
 import type { PageTokens } from "./services/page-token.js";
 import { createProjectService } from "./services/projects.js";
+import { createRequestValidation } from "./services/request-validation.js";
 import { recordAnsweredCode } from "./transport/answered-code-gate.js";
 import { connectRequestOptions } from "./transport/connect-request-options.js";
 
@@ -66,7 +69,10 @@ export function createRouter(deps: RouterDependencies): TranscodingRouter {
  *    health are public: gRPC tooling lists the API, and load balancers probe it, without a token);
  * 3. rate limit: charges the caller that auth established; an unauthenticated call is never
  *    counted against anyone.
- * 4. cancelled calls: a call whose client has gone by now does not reach the service.
+ * 4. validation: the request's `buf.validate` rules and the service's own, for every protocol;
+ *    after the three above, so that a caller without the scope is 403 whatever it sent, and bad
+ *    requests count against the limit.
+ * 5. cancelled calls: a call whose client has gone by now does not reach the service.
  * Services register no interceptors of their own: a service's list would replace this one.
  */
 function interceptorChain(deps: RouterDependencies): Interceptor[] {
@@ -92,6 +98,11 @@ function interceptorChain(deps: RouterDependencies): Interceptor[] {
       }),
     );
   }
-  chain.push(createCancelledCallInterceptor());
+  // Built here, once: the validator compiles every request's rules now, not on a first call.
+  const validation = createRequestValidation(
+    services.flatMap((service) => service.methods),
+    [createFolderRules],
+  );
+  chain.push(createValidationInterceptor(validation), createCancelledCallInterceptor());
   return chain;
 }

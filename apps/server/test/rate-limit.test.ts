@@ -66,6 +66,24 @@ describe.each(VIAS)("rate limits over %s", (via) => {
     expect(rows.map((r) => r.name)).toEqual(["F0", "F1", "F2"]);
   });
 
+  it("counts a request that breaks the rules, and refuses one past the limit with 429 before reading it", async () => {
+    const orgId = randomUUID();
+    const token = await server.issuer.sign({ org_id: orgId });
+    const bad = { name: "..", color: "blue" };
+    const remaining: (string | null)[] = [];
+    for (let i = 0; i < 3; i++) {
+      const refused = await createFolder(server, via, bad, { token });
+      expect(refused.code).toBe("invalid_argument");
+      expect(refused.fieldViolations).toEqual(["name", "color"]);
+      remaining.push(refused.headers.get("ratelimit-remaining"));
+    }
+    expect(remaining).toEqual(["2", "1", "0"]);
+    const limited = await createFolder(server, via, bad, { token });
+    expect(limited.code).toBe("resource_exhausted");
+    if (via === "rest") expect(limited.status).toBe(429);
+    expect(limited.fieldViolations).toEqual([]);
+  });
+
   it("does not count calls that fail authentication", async () => {
     const orgId = randomUUID();
     for (let i = 0; i < 5; i++)

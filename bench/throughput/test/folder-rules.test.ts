@@ -1,8 +1,17 @@
 // The baselines' name rules are a copy of Folio's (the server package does not export them): the
 // same names get the same normalised form, the same name_key and the same refusals.
+
+import { create } from "@bufbuild/protobuf";
+import { invalidArgument } from "@folio/googleapis";
+import { CreateFolderRequestSchema, FolderService } from "@folio/proto";
 import { describe, expect, it } from "vitest";
-// Folio's own rules, from the server's sources (its build is one bundle that exports nothing).
-import { validateCreateFolder } from "../../../apps/server/src/services/create-folder-request.ts";
+// Folio's own rules, from the server's sources (its build is one bundle that exports nothing):
+// the proto's buf.validate rules and the service's, as the server's validation step runs them.
+import {
+  createFolderRules,
+  normaliseCreateFolder,
+} from "../../../apps/server/src/services/create-folder-request.ts";
+import { createRequestValidation } from "../../../apps/server/src/services/request-validation.ts";
 import { ApiError } from "../src/baseline/api-error.ts";
 import { validateFolder } from "../src/baseline/folder-rules.ts";
 
@@ -29,19 +38,20 @@ const NAMES = [
   "é".repeat(256),
 ];
 
+const validation = createRequestValidation([FolderService.method.createFolder], [createFolderRules]);
+
 describe("the baselines' CreateFolder rules", () => {
   it.each(NAMES)("treat %j as Folio does", (name) => {
     for (const color of [undefined, "#ABC", "#a1B2c3", "red"]) {
       const request = { name, color, parentId: undefined, requestId: undefined };
+      const message = create(CreateFolderRequestSchema, request);
+      const violations = validation.check(FolderService.method.createFolder, message, new Headers());
       let folio: unknown;
-      try {
-        const valid = validateCreateFolder(
-          { ...request, $typeName: "folio.v1.CreateFolderRequest" },
-          new Headers(),
-        );
+      if (violations.length > 0) {
+        folio = { refused: invalidArgument(violations).rawMessage };
+      } else {
+        const valid = normaliseCreateFolder(message, new Headers());
         folio = { name: valid.name, nameKey: valid.nameKey, color: valid.color };
-      } catch (error) {
-        folio = { refused: (error as { rawMessage: string }).rawMessage };
       }
       let baseline: unknown;
       try {

@@ -1,7 +1,7 @@
-import { isUuid } from "@folio/auth";
-import { type FieldViolation, invalidArgument } from "@folio/googleapis";
+import type { FieldViolation } from "@folio/googleapis";
 import { type CreateFolderRequest, FolderService } from "@folio/proto";
 import { requestHeaderRule } from "./request-header-rules.js";
+import { serviceRules } from "./request-validation.js";
 
 /**
  * The header that carries an idempotency key (draft-ietf-httpapi-idempotency-key-header), and its
@@ -20,7 +20,6 @@ export interface ValidCreateFolder {
 }
 
 const MAX_NAME_LENGTH = 255;
-const CONTROL = /\p{Cc}/u;
 /**
  * Characters that change how a name reads without being seen, so that two names look alike:
  * bidirectional controls (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069), zero-width
@@ -30,65 +29,63 @@ const CONTROL = /\p{Cc}/u;
  */
 const INVISIBLE =
   /[\p{Bidi_Control}\u200B\u200C\u2060-\u2064\uFEFF\p{Noncharacter_Code_Point}]|(?<!\p{Extended_Pictographic}[\uFE0F\p{Emoji_Modifier}]?)\u200D|\u200D(?!\p{Extended_Pictographic})/u;
-const COLOR = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
 
 /**
- * Validates and normalises a CreateFolder request: the one declaration of its rules, run for
- * every protocol (REST arrives here through the transcoder). Throws `invalid_argument` with a
- * google.rpc.BadRequest listing every field at fault.
+ * The rules of a CreateFolder request that its `buf.validate` rules (proto/folio/v1/folder.proto,
+ * checked by protovalidate before these) cannot say, each for the reason given:
+ * - the name is at most 255 characters once trimmed and in NFC: the rules see the name as sent,
+ *   and CEL can neither normalise nor trim the way the service does;
+ * - the name holds no invisible characters but a zero-width joiner inside an emoji sequence: RE2,
+ *   the rules' regular expressions, has neither the Bidi_Control, Noncharacter_Code_Point nor
+ *   Extended_Pictographic property, nor the look-behind the exception needs;
+ * - the `Idempotency-Key` header keeps the rule of `(folio.v1.request_headers)` (the same as
+ *   `request_id`'s), and equals `request_id` when both are sent: a header is not a field of the
+ *   message, which is all protovalidate sees.
+ * (Names unique among siblings, compared case-folded, is the database's: see {@link foldCase}.)
  */
-export function validateCreateFolder(request: CreateFolderRequest, headers: Headers): ValidCreateFolder {
+export const createFolderRules = serviceRules(FolderService.method.createFolder, (request, headers) => {
   const violations: FieldViolation[] = [];
-  const name = request.name.normalize("NFC").trim();
-  const length = [...name].length;
-  if (length === 0) {
-    violations.push({ field: "name", description: "must not be empty" });
-  } else if (length > MAX_NAME_LENGTH) {
+  const name = normaliseName(request.name);
+  if ([...name].length > MAX_NAME_LENGTH) {
     violations.push({ field: "name", description: `must be at most ${MAX_NAME_LENGTH} characters` });
-  } else if (CONTROL.test(name)) {
-    violations.push({ field: "name", description: "must not contain control characters" });
-  } else if (INVISIBLE.test(name)) {
-    const found = INVISIBLE.exec(name)?.[0] ?? "";
-    const codePoint = `U+${(found.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
+  }
+  const invisible = INVISIBLE.exec(name)?.[0];
+  if (invisible !== undefined) {
+    const codePoint = `U+${(invisible.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
     violations.push({
       field: "name",
       description: `must not contain invisible characters, bidirectional controls or noncharacters (${codePoint})`,
     });
-  } else if (name.includes("/") || name.includes("\\")) {
-    violations.push({ field: "name", description: 'must not contain "/" or "\\"' });
-  } else if (name === "." || name === "..") {
-    violations.push({ field: "name", description: 'must not be "." or ".."' });
   }
-
-  let parentId: string | null = null;
-  if (request.parentId !== undefined) {
-    if (isUuid(request.parentId)) parentId = request.parentId.toLowerCase();
-    else violations.push({ field: "parentId", description: "must be a UUID" });
-  }
-
-  let color: string | null = null;
-  if (request.color !== undefined) {
-    if (COLOR.test(request.color)) color = expandColor(request.color.toLowerCase());
-    else violations.push({ field: "color", description: "must be #rgb or #rrggbb" });
-  }
-
   const header = headers.get(IDEMPOTENCY_KEY.header) ?? undefined;
-  const idempotencyKey = request.requestId ?? header;
-  for (const [field, key] of [
-    ["requestId", request.requestId],
-    [IDEMPOTENCY_KEY.name, header],
-  ] as const) {
-    const broken = key === undefined ? undefined : IDEMPOTENCY_KEY.broken(key);
-    if (broken !== undefined) violations.push({ field, description: broken });
-  }
+  const broken = header === undefined ? undefined : IDEMPOTENCY_KEY.broken(header);
+  if (broken !== undefined) violations.push({ field: IDEMPOTENCY_KEY.name, description: broken });
   if (request.requestId !== undefined && header !== undefined && request.requestId !== header) {
     violations.push({ field: "requestId", description: `differs from the ${IDEMPOTENCY_KEY.name} header` });
   }
+  return violations;
+});
 
-  if (violations.length > 0) {
-    throw invalidArgument(violations);
-  }
-  return { name, nameKey: foldCase(name), parentId, color, idempotencyKey };
+/**
+ * A CreateFolder request that passed validation (its `buf.validate` rules and
+ * {@link createFolderRules}), in the form it is stored: the name trimmed and in NFC, the parent's
+ * UUID and the colour in lower case, the colour as `#rrggbb`, the idempotency key from the field
+ * or the header.
+ */
+export function normaliseCreateFolder(request: CreateFolderRequest, headers: Headers): ValidCreateFolder {
+  const name = normaliseName(request.name);
+  return {
+    name,
+    nameKey: foldCase(name),
+    parentId: request.parentId?.toLowerCase() ?? null,
+    color: request.color === undefined ? null : expandColor(request.color.toLowerCase()),
+    idempotencyKey: request.requestId ?? headers.get(IDEMPOTENCY_KEY.header) ?? undefined,
+  };
+}
+
+/** A name as stored and counted: in NFC, without white space around it. */
+function normaliseName(name: string): string {
+  return name.normalize("NFC").trim();
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   FolderSchema,
   type FolderService,
 } from "@folio/proto";
-import { type ValidCreateFolder, validateCreateFolder } from "./create-folder-request.js";
+import { normaliseCreateFolder, type ValidCreateFolder } from "./create-folder-request.js";
 import { errorWithReason } from "./error-details.js";
 import { fingerprint, type IdempotencyEvents, type ResponseCodec, runOnce } from "./idempotency.js";
 
@@ -24,8 +24,9 @@ const responseCodec: ResponseCodec<CreateFolderResponse> = {
 };
 
 /**
- * FolderService: the checks run in the order the proto documents (validation, idempotency key,
- * parent, name clash); every query is scoped by the caller's org.
+ * FolderService: the checks run in the order the proto documents (the request was validated
+ * before it got here, by the validation interceptor; then idempotency key, parent, name clash);
+ * every query is scoped by the caller's org.
  */
 export function createFolderService(
   db: Db,
@@ -34,7 +35,7 @@ export function createFolderService(
   return {
     async createFolder(request, context) {
       const caller = requireCaller(context);
-      const folder = validateCreateFolder(request, context.requestHeader);
+      const folder = normaliseCreateFolder(request, context.requestHeader);
       const row = newFolder(caller, folder);
       if (folder.idempotencyKey === undefined) {
         return answer(await db.folders.create(row), folder);

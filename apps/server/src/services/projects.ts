@@ -10,7 +10,6 @@ import {
   ProjectSchema,
   type ProjectService,
 } from "@folio/proto";
-import { validateListProjectsFilters } from "./list-projects-request.js";
 import type { PageTokens } from "./page-token.js";
 
 /** Page size when the request names none, and the largest one served. */
@@ -18,16 +17,14 @@ export const MAX_PAGE_SIZE = 1000;
 
 /**
  * ProjectService: an org's projects in `(name, id)` order, paged by key (AIP-158). Every query is
- * scoped by the caller's org.
+ * scoped by the caller's org. The request's rules (a page size not negative, filters without NUL)
+ * are its `buf.validate` rules, checked before the service by the validation interceptor; what
+ * the service checks itself is that a page token is one it issued for this listing (its MAC).
  */
 export function createProjectService(db: Db, pageTokens: PageTokens): ServiceImpl<typeof ProjectService> {
   return {
     async listProjects(request, context) {
       const caller = requireCaller(context);
-      validateListProjectsFilters(request);
-      if (request.pageSize < 0) {
-        throw invalidArgument([{ field: "pageSize", description: "must not be negative" }]);
-      }
       // AIP-158: a size above the maximum is served as the maximum, not refused.
       const pageSize = request.pageSize === 0 ? MAX_PAGE_SIZE : Math.min(request.pageSize, MAX_PAGE_SIZE);
       const binding = bindingOf(caller.orgId, request);
