@@ -7,14 +7,12 @@ import {
   type ParameterObject,
   type ResponseObject,
   type SchemaObject,
-  uuidForIdFields,
 } from "../src/index.js";
 import { CoverService, LibraryService } from "./library.js";
 
 const document = createOpenApiDocument({
   services: [LibraryService],
   info: { title: "Library", version: "1" },
-  stringFormat: uuidForIdFields,
 });
 
 function operationById(id: string): { path: string; method: string; operation: OperationObject } {

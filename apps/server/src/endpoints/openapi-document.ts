@@ -2,12 +2,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createFileRegistry, type DescMethod, fromBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
-import {
-  createOpenApiDocument,
-  type OpenApiDocument,
-  type SecurityOptions,
-  uuidForIdFields,
-} from "@folio/openapi";
+import { createOpenApiDocument, type OpenApiDocument, type SecurityOptions } from "@folio/openapi";
 import { alwaysSet, FolderService } from "@folio/proto";
 import type { AuthConfig } from "../env.js";
 import { apiScopes, restApi } from "../services/api.js";
@@ -31,7 +26,6 @@ export function createFolioOpenApiDocument(auth: AuthConfig): OpenApiDocument {
     security: securityOf(auth),
     successStatus: restApi.successStatus,
     errorResponses: restApi.errorResponses,
-    stringFormat: uuidForIdFields,
     alwaysSetInResponses: alwaysSet,
     pageLinks: restApi.pageLinks,
     requestHeaders: documentedRequestHeaders,
