@@ -1,4 +1,11 @@
-import { type DescField, type DescMessage, type DescOneof, getOption, hasOption } from "@bufbuild/protobuf";
+import {
+  type DescField,
+  type DescMessage,
+  type DescOneof,
+  getOption,
+  hasOption,
+  ScalarType,
+} from "@bufbuild/protobuf";
 import { FeatureSet_FieldPresence } from "@bufbuild/protobuf/wkt";
 import {
   type FieldRules,
@@ -11,6 +18,7 @@ import {
 import type { SchemaObject } from "./openapi-types.js";
 import { translateRe2Pattern } from "./re2-pattern.js";
 import { isSet, STRING_FORMAT_PATTERNS, STRING_FORMATS, valueKeywords } from "./rule-keywords.js";
+import { meetsKeywords, zeroValue } from "./zero-value.js";
 
 /**
  * The [protovalidate](https://protovalidate.com/) rules of a field (`(buf.validate.field)`), as
@@ -26,74 +34,90 @@ export function fieldRules(field: DescField): FieldRules | undefined {
   return rules.ignore === Ignore.ALWAYS ? undefined : rules;
 }
 
-/** Whether the rules require the field to be set (`required`): a request must send it. @private */
+/**
+ * Whether a request must send the field by its rules: they say `required`, or the field has no
+ * presence (leaving it out sends its zero value, which protovalidate checks too) and its zero
+ * value breaks a rule the schema states (`int32.gte = 1`, `string.in`, `repeated.min_items`).
+ *
+ * @private
+ */
 export function requiredByRules(field: DescField): boolean {
-  return fieldRules(field)?.required === true;
+  const rules = fieldRules(field);
+  if (rules === undefined) return false;
+  if (rules.required) return true;
+  if (hasPresence(field) || rules.ignore === Ignore.IF_ZERO_VALUE) return false;
+  return !meetsKeywords(zeroValue(field), ownKeywords(field, rules));
 }
 
 /**
  * Adds the keywords of a field's rules to the schema of its value (the field itself, or a list or
- * a map as a whole): applied in place, or around it (`allOf`) where the schema is a `$ref`.
- * Returns the schema to use.
+ * a map as a whole, and their items, keys and values): in place, or around it (`allOf`) where the
+ * schema is a `$ref`. Returns the schema to use.
  *
  * @private
  */
 export function constrainFieldSchema(field: DescField, schema: SchemaObject): SchemaObject {
   const rules = fieldRules(field);
   if (rules === undefined) return schema;
-  let keywords: SchemaObject;
-  switch (field.fieldKind) {
-    case "list": {
-      const repeated = rules.type.case === "repeated" ? rules.type.value : undefined;
-      keywords = {};
-      if (repeated !== undefined && isSet(repeated, "minItems"))
-        keywords.minItems = Number(repeated.minItems);
-      if (repeated !== undefined && isSet(repeated, "maxItems"))
-        keywords.maxItems = Number(repeated.maxItems);
-      if (repeated?.unique === true) keywords.uniqueItems = true;
-      if (rules.required && keywords.minItems === undefined) keywords.minItems = 1;
-      if (repeated?.items !== undefined && schema.items !== undefined) {
-        schema.items = withKeywords(schema.items, valueKeywords(repeated.items, field.enum));
-      }
-      break;
+  const { type } = rules;
+  if (
+    field.fieldKind === "list" &&
+    type.case === "repeated" &&
+    type.value.items !== undefined &&
+    schema.items
+  ) {
+    schema.items = withKeywords(schema.items, valueKeywords(type.value.items, field.enum));
+  }
+  if (field.fieldKind === "map" && type.case === "map") {
+    if (type.value.keys !== undefined) {
+      schema.propertyNames = { ...schema.propertyNames, ...valueKeywords(type.value.keys, undefined) };
     }
-    case "map": {
-      const map = rules.type.case === "map" ? rules.type.value : undefined;
-      keywords = {};
-      if (map !== undefined && isSet(map, "minPairs")) keywords.minProperties = Number(map.minPairs);
-      if (map !== undefined && isSet(map, "maxPairs")) keywords.maxProperties = Number(map.maxPairs);
-      if (rules.required && keywords.minProperties === undefined) keywords.minProperties = 1;
-      if (map?.keys !== undefined) {
-        schema.propertyNames = { ...schema.propertyNames, ...valueKeywords(map.keys, undefined) };
-      }
-      if (map?.values !== undefined && typeof schema.additionalProperties === "object") {
-        const valueEnum = field.mapKind === "enum" ? field.enum : undefined;
-        schema.additionalProperties = withKeywords(
-          schema.additionalProperties,
-          valueKeywords(map.values, valueEnum),
-        );
-      }
-      break;
-    }
-    default: {
-      keywords = valueKeywords(rules, field.fieldKind === "enum" ? field.enum : undefined);
-      // `required` of a field without presence means "not the zero value": for a string, not empty.
-      if (
-        rules.required &&
-        !hasPresence(field) &&
-        field.fieldKind === "scalar" &&
-        schema.type === "string" &&
-        (keywords.minLength ?? 0) === 0
-      ) {
-        keywords.minLength = 1;
-      }
+    if (type.value.values !== undefined && typeof schema.additionalProperties === "object") {
+      const valueEnum = field.mapKind === "enum" ? field.enum : undefined;
+      schema.additionalProperties = withKeywords(
+        schema.additionalProperties,
+        valueKeywords(type.value.values, valueEnum),
+      );
     }
   }
+  const keywords = ownKeywords(field, rules);
   if (rules.ignore === Ignore.IF_ZERO_VALUE && Object.keys(keywords).length > 0) {
     // The zero value is exempt from the rules.
-    return withKeywords(schema, { anyOf: [{ const: zeroValue(field, schema) }, keywords] });
+    return withKeywords(schema, { anyOf: [{ const: zeroValue(field) }, keywords] });
   }
   return withKeywords(schema, keywords);
+}
+
+/** The keywords of a field's rules on the field itself (a list or map as a whole). */
+function ownKeywords(field: DescField, rules: FieldRules): SchemaObject {
+  const keywords: SchemaObject = {};
+  const { type } = rules;
+  switch (field.fieldKind) {
+    case "list":
+      if (type.case === "repeated" && isSet(type.value, "minItems"))
+        keywords.minItems = Number(type.value.minItems);
+      if (type.case === "repeated" && isSet(type.value, "maxItems"))
+        keywords.maxItems = Number(type.value.maxItems);
+      if (type.case === "repeated" && type.value.unique) keywords.uniqueItems = true;
+      if (rules.required && keywords.minItems === undefined) keywords.minItems = 1;
+      return keywords;
+    case "map":
+      if (type.case === "map" && isSet(type.value, "minPairs"))
+        keywords.minProperties = Number(type.value.minPairs);
+      if (type.case === "map" && isSet(type.value, "maxPairs"))
+        keywords.maxProperties = Number(type.value.maxPairs);
+      if (rules.required && keywords.minProperties === undefined) keywords.minProperties = 1;
+      return keywords;
+    default: {
+      Object.assign(keywords, valueKeywords(rules, field.fieldKind === "enum" ? field.enum : undefined));
+      // `required` of a string without presence means "not the zero value": not empty.
+      const isString = field.fieldKind === "scalar" && field.scalar === ScalarType.STRING;
+      if (rules.required && !hasPresence(field) && isString && (keywords.minLength ?? 0) === 0) {
+        keywords.minLength = 1;
+      }
+      return keywords;
+    }
+  }
 }
 
 /**
@@ -245,14 +269,4 @@ function withKeywords(schema: SchemaObject, keywords: SchemaObject): SchemaObjec
 
 function hasPresence(field: DescField): boolean {
   return field.presence !== FeatureSet_FieldPresence.IMPLICIT;
-}
-
-/** The JSON of a field's zero value, which `IGNORE_IF_ZERO_VALUE` exempts. */
-function zeroValue(field: DescField, schema: SchemaObject): unknown {
-  if (field.fieldKind === "list") return [];
-  if (field.fieldKind === "map") return {};
-  if (field.fieldKind === "enum") return field.enum.values[0]?.name ?? 0;
-  if (schema.type === "boolean") return false;
-  if (schema.type === "string") return "";
-  return 0;
 }

@@ -32,6 +32,7 @@ import {
   FieldRulesSchema,
   field as fieldRules,
   file_buf_validate_validate,
+  Ignore,
 } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
 import {
   FieldBehavior,
@@ -137,7 +138,11 @@ const messages: MessageInitShape<typeof DescriptorProtoSchema>[] = [
         name: "author_id",
         number: 17,
         type: TYPE_STRING,
-        rules: { type: { case: "string", value: { wellKnown: { case: "uuid", value: true } } } },
+        // A UUID when set: without IGNORE_IF_ZERO_VALUE, leaving it out ("") would break the rule.
+        rules: {
+          ignore: Ignore.IF_ZERO_VALUE,
+          type: { case: "string", value: { wellKnown: { case: "uuid", value: true } } },
+        },
       }),
     ],
     oneofDecl: [{ name: "origin" }],

@@ -33,6 +33,7 @@ import {
   FieldRulesSchema,
   field as fieldRules,
   file_buf_validate_validate,
+  Ignore,
   MessageRulesSchema,
   message as messageRules,
   OneofRulesSchema,
@@ -134,7 +135,10 @@ const shelvesFile = create(FileDescriptorProtoSchema, {
           { type: { case: "string", value: { wellKnown: { case: "uuid", value: true } } } },
           { proto3Optional: true, oneofIndex: 1 },
         ),
-        field("label", 3, STRING, { ignore: 1, type: { case: "string", value: { minLen: 3n } } }),
+        field("label", 3, STRING, {
+          ignore: Ignore.IF_ZERO_VALUE,
+          type: { case: "string", value: { minLen: 3n } },
+        }),
         field("floor", 4, INT32, {
           type: {
             case: "int32",
@@ -194,7 +198,10 @@ const shelvesFile = create(FileDescriptorProtoSchema, {
           type: { case: "int64", value: { greaterThan: { case: "gte", value: 0n } } },
         }),
         field("nickname", 11, STRING, { type: { case: "string", value: { pattern: "(?i)^bob$" } } }),
-        field("ignored", 12, STRING, { ignore: 3, type: { case: "string", value: { minLen: 5n } } }),
+        field("ignored", 12, STRING, {
+          ignore: Ignore.ALWAYS,
+          type: { case: "string", value: { minLen: 5n } },
+        }),
         field(
           "room",
           13,
@@ -348,7 +355,8 @@ describe("protovalidate rules in the document", () => {
   });
 
   it("make `required` a required property, and a string without presence non-empty", () => {
-    expect(request.required).toEqual(["code"]);
+    // And a field without presence whose zero value (what leaving it out sends) breaks a rule.
+    expect(request.required).toEqual(["code", "floor", "size", "kind"]);
     expect(p.code?.minLength).toBe(2);
   });
 
@@ -392,9 +400,7 @@ describe("protovalidate rules in the document", () => {
         (v) => WORDS_ONLY.has(v.ruleId) || (v.field[0] as { name?: string } | undefined)?.name === "nickname",
       );
     };
-    // A field without presence that is absent is its zero value, which the rules check too: the
-    // samples set each one whose zero value breaks its rules (the schema cannot say "absent is
-    // zero"; see the README).
+    // The nickname's pattern is said in words only; its zero value breaks it.
     const valid = { code: "A-12", floor: 3, room: "R-1", size: "S", kind: "KIND_WALL", nickname: "Bob" };
     const samples: [string, Record<string, unknown>][] = [
       ["valid", valid],
@@ -435,6 +441,10 @@ describe("protovalidate rules in the document", () => {
       ["room without prefix", { ...valid, room: "1" }],
       ["ignored rule broken", { ...valid, ignored: "a" }],
       ["nickname not Bob (words only)", { ...valid, nickname: "Al" }],
+      // Left out, a field without presence is its zero value: floor 0, size "", KIND_UNSPECIFIED.
+      ["no floor", (({ floor, ...rest }) => rest)(valid)],
+      ["no size", (({ size, ...rest }) => rest)(valid)],
+      ["no kind", (({ kind, ...rest }) => rest)(valid)],
     ];
     for (const [name, json] of samples) {
       it(name, () => {
