@@ -1,7 +1,8 @@
 /**
  * The Folio API's generated descriptors and message types, re-exported from one place.
  * Everything under ./gen is produced by `buf generate` and never edited. The google/api and
- * google/rpc types it uses come from @folio/googleapis.
+ * google/rpc types it uses come from @folio/googleapis. `requestViolations` says what a request
+ * breaks of its `buf.validate` rules the way Folio's clients are told it (server and browser alike).
  */
 
 export * from "./gen/folio/v1/folder_pb.js";
@@ -16,3 +17,4 @@ export {
   ruleDescription,
   successStatus,
 } from "./options.js";
+export { fieldViolations, requestViolations } from "./violations.js";

@@ -133,6 +133,22 @@ describe("the Folio API's OpenAPI document", () => {
       expect(body.properties?.requestId?.format).toBeUndefined();
     });
 
+    it("carries the proto's buf.validate rules as constraints, and the CEL rules' messages", () => {
+      const body = resolve(op.requestBody?.content["application/json"]?.schema);
+      const p = body.properties ?? {};
+      expect(p.name).toMatchObject({ type: "string", minLength: 1 });
+      expect(p.name?.maxLength).toBeUndefined();
+      expect(p.name?.description).toContain(
+        'Validation rules:\n- must not be empty\n- must not contain control characters\n- must not contain "/" or "\\"\n- must not be "." or ".."',
+      );
+      expect(p.parentId).toMatchObject({ type: ["string", "null"], format: "uuid" });
+      expect(p.requestId).toMatchObject({ minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7E]+$" });
+      // JSON Schema patterns are ECMA-262 (with Unicode semantics): what a client's validator runs.
+      const colour = new RegExp(p.color?.pattern as string, "u");
+      expect(["#fff", "#1E90FF"].map((c) => colour.test(c))).toEqual([true, true]);
+      expect(["red", "#ffff", "1e90ff"].map((c) => colour.test(c))).toEqual([false, false, false]);
+    });
+
     it("requires an OAuth 2.0 token with the scope files:upload", () => {
       expect(op.security).toEqual([{ oauth2: ["files:upload"] }]);
       expect(op.description).toContain("`files:upload`");
@@ -183,12 +199,13 @@ describe("the Folio API's OpenAPI document", () => {
     it("has no request body; paging and filters are query parameters", () => {
       expect(op.requestBody).toBeUndefined();
       expect(op.parameters?.map((p) => [p.name, p.in, p.schema])).toEqual([
-        ["pageSize", "query", { type: "integer", format: "int32" }],
-        ["pageToken", "query", { type: "string" }],
-        ["namePrefix", "query", { type: "string" }],
-        ["city", "query", { type: "string" }],
-        ["country", "query", { type: "string" }],
-        ["postalCode", "query", { type: "string" }],
+        // The constraints are the proto's buf.validate rules (gte, pattern).
+        ["pageSize", "query", { type: "integer", format: "int32", minimum: 0 }],
+        ["pageToken", "query", { type: "string", pattern: "^[0-9A-Za-z._\\-]*$" }],
+        ["namePrefix", "query", { type: "string", pattern: "^[^\\x00]*$" }],
+        ["city", "query", { type: "string", pattern: "^[^\\x00]*$" }],
+        ["country", "query", { type: "string", pattern: "^[^\\x00]*$" }],
+        ["postalCode", "query", { type: "string", pattern: "^[^\\x00]*$" }],
         ["fields", "query", { type: "string" }],
         ["If-None-Match", "header", { type: "string" }],
         ["Accept-Encoding", "header", { type: "string" }],

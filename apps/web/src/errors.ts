@@ -29,7 +29,7 @@ export interface ErrorContext {
 }
 
 /** Names of request fields as a person reads them. */
-const FIELD_LABELS: Record<string, string> = {
+export const FIELD_LABELS: Record<string, string> = {
   name: "Name",
   color: "Colour",
   parentId: "Parent folder",

@@ -2,12 +2,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createFileRegistry, type DescMethod, fromBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
-import {
-  createOpenApiDocument,
-  type OpenApiDocument,
-  type SecurityOptions,
-  uuidForIdFields,
-} from "@folio/openapi";
+import { createOpenApiDocument, type OpenApiDocument, type SecurityOptions } from "@folio/openapi";
 import { alwaysSet, FolderService } from "@folio/proto";
 import { apiScopes, restApi } from "./rest-api.js";
 
@@ -54,7 +49,6 @@ export function createFolioOpenApiDocument(auth: DocumentAuth): OpenApiDocument 
     security: securityOf(auth),
     successStatus: restApi.successStatus,
     errorResponses: restApi.errorResponses,
-    stringFormat: uuidForIdFields,
     alwaysSetInResponses: alwaysSet,
     pageLinks: restApi.pageLinks,
     requestHeaders: documentedRequestHeaders,

@@ -38,8 +38,8 @@ export interface OpenApiDocumentOptions {
    */
   readonly commonErrorResponses?: (route: CommonErrorContext) => readonly DocumentedError[];
   /**
-   * A `format` for a string field, e.g. `uuid`, or undefined for none. See
-   * {@link uuidForIdFields} for a rule by field name.
+   * A `format` for a string field that its protovalidate rules do not give one (those do: `uuid`,
+   * `email`...), or undefined for none.
    */
   readonly stringFormat?: (field: DescField) => string | undefined;
   /**

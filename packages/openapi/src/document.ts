@@ -1,4 +1,3 @@
-import type { DescField } from "@bufbuild/protobuf";
 import { collectHttpRoutes } from "@folio/http-transcoder";
 import { createCommentLookup } from "./comments.js";
 import type { OpenApiDocumentOptions } from "./document-options.js";
@@ -9,21 +8,11 @@ import { createSchemaBuilder } from "./schemas.js";
 import { createSecurityDocumenter } from "./security.js";
 
 /**
- * The format rule many APIs follow for identifiers: a string field named `id` or ending in `_id`
- * (`org_id`, `parent_id`) holds a UUID. `request_id` is the exception: AIP-155 names so the
- * client's idempotency key, which a UUID is a good choice for but need not be.
- * For {@link OpenApiDocumentOptions.stringFormat}.
- */
-export function uuidForIdFields(field: DescField): string | undefined {
-  if (field.name === "request_id") return undefined;
-  return field.name === "id" || field.name.endsWith("_id") ? "uuid" : undefined;
-}
-
-/**
  * Builds an OpenAPI 3.1 document of the REST routes of `services`, from the same descriptors and
  * the same route table (`collectHttpRoutes`) the HTTP transcoder serves, so that the document
  * describes exactly what is served: paths and methods (additional bindings included), path and
- * query parameters, request and response bodies in the ProtoJSON mapping, security and errors.
+ * query parameters, request and response bodies in the ProtoJSON mapping with the constraints of
+ * their protovalidate rules (`buf.validate`), security and errors.
  */
 export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiDocument {
   const comments = createCommentLookup(options.comments);

@@ -11,7 +11,7 @@ export {
   type DocsRequest,
   type DocsResponse,
 } from "./docs-handler.js";
-export { createOpenApiDocument, uuidForIdFields } from "./document.js";
+export { createOpenApiDocument } from "./document.js";
 export type { CommonErrorContext, ErrorBodyOptions, OpenApiDocumentOptions } from "./document-options.js";
 export { commonErrorResponses } from "./error-responses.js";
 export { type DocumentedError, ERROR_ENVELOPE_SCHEMA } from "./errors.js";

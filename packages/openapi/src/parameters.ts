@@ -6,6 +6,7 @@ import type { OpenApiDocumentOptions } from "./document-options.js";
 import { getFieldBehaviors } from "./field-behavior.js";
 import type { ParameterObject } from "./openapi-types.js";
 import type { SchemaBuilder } from "./schemas.js";
+import { fieldRuleNotes, requiredByRules, rulesParagraph } from "./validation-rules.js";
 
 /**
  * The path parameters of a route: one per variable, required, with the pattern its template
@@ -24,8 +25,12 @@ export function pathParameters(
     const description: string[] = [];
     const comment = comments(leaf);
     if (comment !== undefined) description.push(comment);
+    const rules = rulesParagraph(fieldRuleNotes(leaf));
+    if (rules !== undefined) description.push(rules);
     const captured = route.template.segments.slice(variable.start, variable.end);
     if (variable.pattern !== "*") {
+      // The field's own pattern (protovalidate) holds too.
+      if (schema.pattern !== undefined) schema.allOf = [...(schema.allOf ?? []), { pattern: schema.pattern }];
       schema.pattern = `^${captured.map(segmentPattern).join("/")}$`;
       description.push(
         variable.multiSegment
@@ -84,10 +89,13 @@ export function queryParameters(
       parameter.style = "form";
       parameter.explode = true;
     }
-    if (query.required) parameter.required = true;
+    // protovalidate's `required` holds when the message holding the field is sent: a top-level one.
+    if (query.required || (query.fields.length === 1 && requiredByRules(field))) parameter.required = true;
     if (field.deprecated) parameter.deprecated = true;
-    const description = comments(field);
-    if (description !== undefined) parameter.description = description;
+    const paragraphs = [comments(field), rulesParagraph(fieldRuleNotes(field))].filter(
+      (p) => p !== undefined,
+    );
+    if (paragraphs.length > 0) parameter.description = paragraphs.join("\n\n");
     parameters.push(parameter);
   }
   return parameters;

@@ -6,6 +6,14 @@ import type { CommentLookup } from "./comments.js";
 import { type Component, nameComponents, type Variant } from "./component-names.js";
 import { getFieldBehaviors } from "./field-behavior.js";
 import type { SchemaObject } from "./openapi-types.js";
+import {
+  constrainFieldSchema,
+  fieldRuleNotes,
+  messageRuleNotes,
+  oneofRequired,
+  requiredByRules,
+  rulesParagraph,
+} from "./validation-rules.js";
 import { mapKeySchema, scalarSchema, wellKnownSchema } from "./value-schemas.js";
 
 /**
@@ -93,31 +101,43 @@ export function createSchemaBuilder(options: SchemaBuilderOptions): SchemaBuilde
         propertyName,
       });
 
-      // A request requires what the transcoder's rule says (AIP-203); a response has every field.
-      if (direction === "request" ? isRequiredField(field) : options.responseFieldsAlwaysPresent) {
+      // A request requires what the transcoder's rule says (AIP-203) and what protovalidate's
+      // `required` does; a response has every field.
+      if (
+        direction === "request"
+          ? isRequiredField(field) || requiredByRules(field)
+          : options.responseFieldsAlwaysPresent
+      ) {
         required.push(propertyName(field));
       }
     }
     const schema: SchemaObject = { type: "object", properties };
     if (required.length > 0) schema.required = required;
-    const description = options.comments(message);
+    const description = joinParagraphs(
+      options.comments(message),
+      rulesParagraph(messageRuleNotes(message, propertyName)),
+    );
     if (description !== undefined) schema.description = description;
     if (message.deprecated) schema.deprecated = true;
     return schema;
   };
 
+  /** The schema of a field's value, with the keywords of its protovalidate rules. */
   const fieldSchema = (field: DescField, direction: Direction): SchemaObject => {
     switch (field.fieldKind) {
       case "list":
-        return { type: "array", items: valueSchema(field, field.listKind, direction) };
+        return constrainFieldSchema(field, {
+          type: "array",
+          items: valueSchema(field, field.listKind, direction),
+        });
       case "map":
-        return {
+        return constrainFieldSchema(field, {
           type: "object",
           ...mapKeySchema(field.mapKey),
           additionalProperties: valueSchema(field, field.mapKind, direction),
-        };
+        });
       default: {
-        const schema = valueSchema(field, field.fieldKind, direction);
+        const schema = constrainFieldSchema(field, valueSchema(field, field.fieldKind, direction));
         return direction === "response" && isNullInResponses(field, options) ? nullable(schema) : schema;
       }
     }
@@ -167,7 +187,12 @@ function propertySchema(
   let property = schema;
   // The JSON mapping reads null as "not set": a request may send null for a field that can be
   // absent (one with explicit presence), unless the field is required.
-  if (direction === "request" && hasExplicitPresence(field) && !behaviors.has(FieldBehavior.REQUIRED)) {
+  if (
+    direction === "request" &&
+    hasExplicitPresence(field) &&
+    !behaviors.has(FieldBehavior.REQUIRED) &&
+    !requiredByRules(field)
+  ) {
     property = nullable(property);
   }
   const description = fieldDescription(field, names.comments, names.propertyName);
@@ -210,7 +235,16 @@ function hasExplicitPresence(field: DescField): boolean {
 
 /** Adds `null` to the values a schema allows. */
 function nullable(schema: SchemaObject): SchemaObject {
-  if (schema.$ref !== undefined) return { anyOf: [schema, { type: "null" }] };
+  // Keywords that would refuse null whatever the type says: kept apart from it.
+  if (
+    schema.$ref !== undefined ||
+    schema.allOf !== undefined ||
+    schema.anyOf !== undefined ||
+    schema.const !== undefined ||
+    schema.not !== undefined
+  ) {
+    return { anyOf: [schema, { type: "null" }] };
+  }
   if (typeof schema.type === "string") {
     if (schema.type === "null") return schema;
     const result: SchemaObject = { ...schema, type: [schema.type, "null"] };
@@ -221,18 +255,30 @@ function nullable(schema: SchemaObject): SchemaObject {
   return schema;
 }
 
-function fieldDescription(
+/**
+ * A field's description: its comment, its oneof, and what its protovalidate rules say that no
+ * keyword of its schema does (CEL rules' messages first).
+ *
+ * @private
+ */
+export function fieldDescription(
   field: DescField,
   comments: CommentLookup,
   propertyName: (field: DescField) => string,
 ): string | undefined {
   const comment = comments(field);
+  const rules = rulesParagraph(fieldRuleNotes(field));
   const oneof = field.oneof;
   // proto3 `optional` is a synthetic oneof of one field: nothing to say about it.
-  if (oneof === undefined || field.proto.proto3Optional) return comment;
+  if (oneof === undefined || field.proto.proto3Optional) return joinParagraphs(comment, rules);
   const members = oneof.fields.map((f) => `\`${propertyName(f)}\``);
-  const note = `Part of oneof \`${oneof.name}\`: at most one of ${members.join(", ")} is set.`;
-  return comment === undefined ? note : `${comment}\n\n${note}`;
+  const note = `Part of oneof \`${oneof.name}\`: ${oneofRequired(oneof) ? "exactly" : "at most"} one of ${members.join(", ")} is set.`;
+  return joinParagraphs(comment, note, rules);
+}
+
+function joinParagraphs(...paragraphs: (string | undefined)[]): string | undefined {
+  const present = paragraphs.filter((p) => p !== undefined);
+  return present.length === 0 ? undefined : present.join("\n\n");
 }
 
 /** An enum by its value names, or by its numbers (with the names in the description). */

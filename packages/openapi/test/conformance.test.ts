@@ -16,14 +16,12 @@ import {
   type PathItemMethod,
   type ResponseObject,
   type SchemaObject,
-  uuidForIdFields,
 } from "../src/index.js";
 import { LibraryService, libraryRegistry } from "./library.js";
 
 const document = createOpenApiDocument({
   services: [LibraryService],
   info: { title: "Library", version: "1" },
-  stringFormat: uuidForIdFields,
   successStatus: (method) => (method.name === "CreateBook" ? 201 : undefined),
 });
 

@@ -19,6 +19,7 @@ import {
   FieldDescriptorProtoSchema,
   FieldOptionsSchema,
   FileDescriptorProtoSchema,
+  file_google_protobuf_descriptor,
   file_google_protobuf_duration,
   file_google_protobuf_field_mask,
   file_google_protobuf_struct,
@@ -27,6 +28,12 @@ import {
   MessageOptionsSchema,
   MethodOptionsSchema,
 } from "@bufbuild/protobuf/wkt";
+import {
+  FieldRulesSchema,
+  field as fieldRules,
+  file_buf_validate_validate,
+  Ignore,
+} from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
 import {
   FieldBehavior,
   field_behavior,
@@ -56,11 +63,14 @@ type FieldInit = {
   proto3Optional?: boolean;
   oneofIndex?: number;
   behaviors?: FieldBehavior[];
+  /** protovalidate rules, `(buf.validate.field)`. */
+  rules?: MessageInitShape<typeof FieldRulesSchema>;
 };
 
 function field(init: FieldInit) {
   const options = create(FieldOptionsSchema);
   if (init.behaviors !== undefined) setExtension(options, field_behavior, init.behaviors);
+  if (init.rules !== undefined) setExtension(options, fieldRules, create(FieldRulesSchema, init.rules));
   return create(FieldDescriptorProtoSchema, {
     name: init.name,
     number: init.number,
@@ -70,7 +80,7 @@ function field(init: FieldInit) {
     jsonName: init.name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()),
     proto3Optional: init.proto3Optional ?? false,
     ...(init.oneofIndex !== undefined ? { oneofIndex: init.oneofIndex } : {}),
-    ...(init.behaviors !== undefined ? { options } : {}),
+    ...(init.behaviors !== undefined || init.rules !== undefined ? { options } : {}),
   });
 }
 
@@ -124,7 +134,16 @@ const messages: MessageInitShape<typeof DescriptorProtoSchema>[] = [
       field({ name: "metadata", number: 14, type: TYPE_MESSAGE, typeName: ".google.protobuf.Struct" }),
       field({ name: "copies", number: 15, type: TYPE_UINT64 }),
       field({ name: "secret", number: 16, type: TYPE_STRING, behaviors: [FieldBehavior.INPUT_ONLY] }),
-      field({ name: "author_id", number: 17, type: TYPE_STRING }),
+      field({
+        name: "author_id",
+        number: 17,
+        type: TYPE_STRING,
+        // A UUID when set: without IGNORE_IF_ZERO_VALUE, leaving it out ("") would break the rule.
+        rules: {
+          ignore: Ignore.IF_ZERO_VALUE,
+          type: { case: "string", value: { wellKnown: { case: "uuid", value: true } } },
+        },
+      }),
     ],
     oneofDecl: [{ name: "origin" }],
     nestedType: [
@@ -215,6 +234,7 @@ export const libraryFile = create(FileDescriptorProtoSchema, {
   package: "library.v1",
   syntax: "proto3",
   dependency: [
+    "buf/validate/validate.proto",
     "google/api/httpbody.proto",
     "google/protobuf/duration.proto",
     "google/protobuf/field_mask.proto",
@@ -299,7 +319,10 @@ export const libraryFile = create(FileDescriptorProtoSchema, {
   },
 });
 
+/** The files the library imports (and validate.proto's own imports). */
 const wellKnownFiles = [
+  file_buf_validate_validate,
+  file_google_protobuf_descriptor,
   file_google_api_httpbody,
   file_google_protobuf_duration,
   file_google_protobuf_field_mask,

@@ -1,9 +1,10 @@
 import { useMutation } from "@connectrpc/connect-query";
-import { type Folder, FolderService } from "@folio/proto";
+import { CreateFolderRequestSchema, type Folder, FolderService } from "@folio/proto";
 import { type FormEvent, useRef, useState } from "react";
 import { describedBy, ErrorSummary, FieldError, TextField, useSecondsLeft } from "../components.js";
 import { useConnection } from "../connection-context.js";
-import { describeError } from "../errors.js";
+import { describeError, type ErrorReport } from "../errors.js";
+import { checkRequest } from "../form-checks.js";
 import { Link } from "../router.js";
 import { ROUTES } from "../routes.js";
 
@@ -36,6 +37,8 @@ export function NewFolderView() {
   const [parentId, setParentId] = useState("");
   const [created, setCreated] = useState<Folder[]>([]);
   const [submitCount, setSubmitCount] = useState(0);
+  // What the browser's check of the rules found on the last submit; nothing was sent then.
+  const [checked, setChecked] = useState<ErrorReport | undefined>(undefined);
   // One idempotency key per distinct request: a double submit or a retry of the same values
   // creates one folder; changed values are a new request with a new key.
   const key = useRef<{ request: string; id: string } | undefined>(undefined);
@@ -59,7 +62,7 @@ export function NewFolderView() {
       setRetryAt(wait === undefined ? undefined : Date.now() + wait * 1000);
     },
   });
-  const report = mutation.error ? describeError(mutation.error, errorContext) : undefined;
+  const report = checked ?? (mutation.error ? describeError(mutation.error, errorContext) : undefined);
   const secondsLeft = useSecondsLeft(retryAt);
 
   const color = colour.kind === "none" ? undefined : colour.value.trim();
@@ -73,6 +76,12 @@ export function NewFolderView() {
     const fingerprint = JSON.stringify(request);
     if (key.current?.request !== fingerprint) key.current = { request: fingerprint, id: randomId() };
     setSubmitCount((n) => n + 1);
+    const refused = checkRequest(CreateFolderRequestSchema, { ...request, requestId: key.current.id });
+    setChecked(refused);
+    if (refused !== undefined) {
+      mutation.reset();
+      return;
+    }
     mutation.mutate({ ...request, requestId: key.current.id });
   };
   const justCreated = mutation.isSuccess ? mutation.data.folder : undefined;

@@ -1,9 +1,10 @@
 import { useInfiniteQuery } from "@connectrpc/connect-query";
-import { type Project, ProjectService } from "@folio/proto";
+import { ListProjectsRequestSchema, type Project, ProjectService } from "@folio/proto";
 import { useEffect, useState } from "react";
 import { ErrorSummary, TextField } from "../components.js";
 import { useConnection } from "../connection-context.js";
 import { describeError } from "../errors.js";
+import { checkRequest } from "../form-checks.js";
 import { Link } from "../router.js";
 import { ROUTES } from "../routes.js";
 
@@ -41,6 +42,8 @@ export function ProjectsView() {
   // Typing refines the list once the typist pauses, not on every key.
   const applied = useDebounced(filters, 300);
   const connected = connection.token !== "";
+  // Filters the rules refuse are not sent: the list says why instead.
+  const checked = checkRequest(ListProjectsRequestSchema, { ...trimmed(applied), pageSize });
 
   const query = useInfiniteQuery(
     ProjectService.method.listProjects,
@@ -48,18 +51,20 @@ export function ProjectsView() {
     {
       pageParamKey: "pageToken",
       getNextPageParam: (page) => page.nextPageToken || undefined,
-      enabled: connected,
+      enabled: connected && checked === undefined,
     },
   );
   const projects = query.data?.pages.flatMap((page) => page.projects) ?? [];
-  const report = query.error
-    ? describeError(query.error, {
-        method: ProjectService.method.listProjects,
-        apiUrl: baseUrl,
-        pageOrigin: window.location.origin,
-        tokenExpiresAt: token?.expiresAt,
-      })
-    : undefined;
+  const report =
+    checked ??
+    (query.error
+      ? describeError(query.error, {
+          method: ProjectService.method.listProjects,
+          apiUrl: baseUrl,
+          pageOrigin: window.location.origin,
+          tokenExpiresAt: token?.expiresAt,
+        })
+      : undefined);
   const filtered = Object.values(trimmed(applied)).some((v) => v !== undefined);
   const setFilter = (key: keyof Filters) => (event: { target: { value: string } }) =>
     setFilters((current) => ({ ...current, [key]: event.target.value }));
