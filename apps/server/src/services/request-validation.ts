@@ -10,7 +10,7 @@ import {
 import { reflect } from "@bufbuild/protobuf/reflect";
 import { createValidator, type Validator } from "@bufbuild/protovalidate";
 import type { FieldViolation } from "@folio/googleapis";
-import { fieldViolationOf } from "./proto-violations.js";
+import { fieldViolations } from "@folio/proto";
 
 /**
  * The rules of a method's request that no `buf.validate` rule can say, in the service's own code:
@@ -75,7 +75,8 @@ function protoViolations(validator: Validator, method: DescMethod, request: Mess
     case "valid":
       return [];
     case "invalid":
-      return result.violations.map(fieldViolationOf);
+      // The mapping the browser app uses too: one sentence per rule, in both places.
+      return fieldViolations(result.violations);
     case "error":
       // A rule that does not compile, or a message of another type: the server's fault.
       throw result.error;
