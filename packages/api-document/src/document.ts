@@ -1,10 +1,16 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createFileRegistry, type DescMethod, fromBinary } from "@bufbuild/protobuf";
+import {
+  createFileRegistry,
+  type DescMethod,
+  type DescService,
+  fromBinary,
+  type Registry,
+} from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { createOpenApiDocument, type OpenApiDocument, type SecurityOptions } from "@folio/openapi";
-import { alwaysSet, FolderService } from "@folio/proto";
-import { apiScopes, restApi } from "./rest-api.js";
+import { alwaysSet, declaredScopes, FolderService } from "@folio/proto";
+import { restApi } from "./rest-api.js";
 
 /** Where development mode's token endpoint is: the `tokenUrl` of the OpenAPI document. */
 export const DEVELOPMENT_TOKEN_PATH = "/oauth/token";
@@ -31,11 +37,22 @@ const CLIENT_USE = [
   'It retries `unavailable`, `resource_exhausted` and `aborted` after the `Retry-After` sent, gives each create one `Idempotency-Key` for all its attempts, follows `Link: rel="next"` pages, and reads every error\'s `ErrorInfo` and `BadRequest`.',
 ].join("\n");
 
+/**
+ * The API a document describes: its services and the registry of their files with comments. By
+ * default Folio's own, as built; the contract gate passes the descriptors of a proto under review.
+ */
+export interface DocumentedApi {
+  readonly services: readonly DescService[];
+  readonly comments: Registry;
+}
+
 /** The OpenAPI document of the REST API, with descriptions from the proto comments. */
-export function createFolioOpenApiDocument(auth: DocumentAuth): OpenApiDocument {
-  const image = readFileSync(createRequire(import.meta.url).resolve("@folio/proto/folio.binpb"));
+export function createFolioOpenApiDocument(
+  auth: DocumentAuth,
+  api: DocumentedApi = builtApi(),
+): OpenApiDocument {
   return createOpenApiDocument({
-    services: restApi.services,
+    services: api.services,
     info: {
       title: "Folio API",
       version: "v1",
@@ -45,8 +62,8 @@ export function createFolioOpenApiDocument(auth: DocumentAuth): OpenApiDocument 
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
     basePath: "/api/v1",
-    comments: createFileRegistry(fromBinary(FileDescriptorSetSchema, image)),
-    security: securityOf(auth),
+    comments: api.comments,
+    security: securityOf(auth, api.services),
     successStatus: restApi.successStatus,
     errorResponses: restApi.errorResponses,
     alwaysSetInResponses: alwaysSet,
@@ -75,17 +92,28 @@ export function createFolioOpenApiDocument(auth: DocumentAuth): OpenApiDocument 
   });
 }
 
+/** Folio's API as built: the generated services and the image of the proto with its comments. */
+function builtApi(): DocumentedApi {
+  const image = readFileSync(createRequire(import.meta.url).resolve("@folio/proto/folio.binpb"));
+  return {
+    services: restApi.services,
+    comments: createFileRegistry(fromBinary(FileDescriptorSetSchema, image)),
+  };
+}
+
 /**
  * How clients get tokens: OAuth 2.0 client credentials at the issuer's token endpoint
  * (AUTH_TOKEN_URL, or the development token endpoint), so that tools know the scopes; without a
  * known token endpoint, a bearer token, each operation naming its scope in its description.
  */
-function securityOf(auth: DocumentAuth): SecurityOptions {
+function securityOf(auth: DocumentAuth, services: readonly DescService[]): SecurityOptions {
   const common = {
     requiredScope: restApi.requiredScope,
     description:
       "OAuth 2.0 access tokens (JWT, RFC 9068) of the organisation's issuer, sent as `Authorization: Bearer <token>`. The token's `org_id` claim is the organisation whose data the calls see.",
-    scopes: Object.fromEntries(apiScopes.map((scope) => [scope.name, scope.description])),
+    scopes: Object.fromEntries(
+      services.flatMap((service) => declaredScopes(service)).map((scope) => [scope.name, scope.description]),
+    ),
   };
   const tokenUrl = auth.tokenUrl ?? (auth.mode === "development" ? DEVELOPMENT_TOKEN_PATH : undefined);
   return tokenUrl === undefined

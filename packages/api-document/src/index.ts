@@ -4,5 +4,10 @@
  * packages generate their REST types from the same document at build, without depending on the
  * server (which depends on the web app, which depends on the client).
  */
-export { createFolioOpenApiDocument, DEVELOPMENT_TOKEN_PATH, type DocumentAuth } from "./document.js";
+export {
+  createFolioOpenApiDocument,
+  DEVELOPMENT_TOKEN_PATH,
+  type DocumentAuth,
+  type DocumentedApi,
+} from "./document.js";
 export { apiScopes, restApi, services } from "./rest-api.js";

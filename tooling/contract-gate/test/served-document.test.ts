@@ -2,8 +2,8 @@
 // repository's proto has no incompatible difference, either way, from the server's /openapi.json
 // (built here from the server's own source, with its default configuration). Response headers
 // are left out of the comparison: the server adds most from its own code (request id, rate
-// limits), which no proto change moves. When the server starts documenting something more of
-// the proto (say, validation rules), this fails until the gate's document does too.
+// limits), which no proto change moves. Both run the same builder (@folio/api-document): this
+// checks that the descriptors the gate builds from the proto are the ones the server serves.
 
 import { createFolioOpenApiDocument } from "@folio/api-document";
 import type { OpenApiDocument, OperationObject, PathItemMethod } from "@folio/openapi";
