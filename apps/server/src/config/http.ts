@@ -1,6 +1,9 @@
 import type { ConnectionLimits } from "../transport/connection-limits.js";
 import { ConfigError, type Env, integer, text } from "./variables.js";
 
+/** The largest HTTP_LINGER_MAX_BYTES: 1 TiB, as good as no byte bound at all. */
+const MAX_LINGER_BYTES = 1024 ** 4;
+
 /**
  * Reads the HTTP_* and HTTP2_* limits of what one client may hold of the server, the bounds of
  * the lingering close after an early answer among them.
@@ -22,9 +25,10 @@ export function loadConnectionLimits(env: Env): ConnectionLimits {
     http2MaxConcurrentStreams: integer(env, "HTTP2_MAX_CONCURRENT_STREAMS", 100, 1, 10_000),
     http2StreamResetBurst: integer(env, "HTTP2_STREAM_RESET_BURST", 100, 1, 100_000),
     http2StreamResetRate: integer(env, "HTTP2_STREAM_RESET_RATE", 33, 1, 100_000),
-    lingerTimeMs: integer(env, "HTTP_LINGER_TIME_MS", 5_000, 0, 600_000),
-    lingerIdleMs: integer(env, "HTTP_LINGER_IDLE_MS", 2_000, 0, 600_000),
-    lingerMaxBytes: integer(env, "HTTP_LINGER_MAX_BYTES", 4 * 1024 * 1024, 0, 1024 * 1024 * 1024),
+    // Bounded by time, as nginx's lingering close; the bytes only far above any earnest body.
+    lingerTimeMs: integer(env, "HTTP_LINGER_TIME_MS", 30_000, 0, 600_000),
+    lingerIdleMs: integer(env, "HTTP_LINGER_IDLE_MS", 15_000, 0, 600_000),
+    lingerMaxBytes: integer(env, "HTTP_LINGER_MAX_BYTES", 1024 ** 3, 0, MAX_LINGER_BYTES),
   };
 }
 
