@@ -190,7 +190,13 @@ const pnpmPackage = join(pnpmPrefix, "node_modules", "pnpm", "package.json");
 if (!existsSync(pnpmPackage) || JSON.parse(readFileSync(pnpmPackage, "utf8")).version !== pnpmVersion) {
   await npmInstall(`pnpm@${pnpmVersion}`, pnpmPrefix);
 }
-const env = { ...process.env, PATH: `${pnpmBin}:${dirname(process.execPath)}:${process.env.PATH}` };
+// Turborepo's telemetry off for every turbo these steps run (its documented switch), so that a new
+// user's first `npm start` does not open with turbo's notice about it.
+const env = {
+  ...process.env,
+  PATH: `${pnpmBin}:${dirname(process.execPath)}:${process.env.PATH}`,
+  TURBO_TELEMETRY_DISABLED: "1",
+};
 
 // 3. Dependencies.
 const marker = join(root, "node_modules", ".modules.yaml");

@@ -69,11 +69,11 @@ describe("configuration", () => {
     });
   });
 
-  it("bounds the lingering close after an early answer: 5 s, 2 s idle, 4 MiB unless configured", () => {
+  it("bounds the lingering close after an early answer by time: 30 s, 15 s idle (and 1 GiB) unless configured", () => {
     expect(loadConfig({}).connections).toMatchObject({
-      lingerTimeMs: 5_000,
-      lingerIdleMs: 2_000,
-      lingerMaxBytes: 4 * 1024 * 1024,
+      lingerTimeMs: 30_000,
+      lingerIdleMs: 15_000,
+      lingerMaxBytes: 1024 * 1024 * 1024,
     });
     expect(
       loadConfig({ HTTP_LINGER_TIME_MS: "600", HTTP_LINGER_IDLE_MS: "100", HTTP_LINGER_MAX_BYTES: "65536" })

@@ -302,6 +302,43 @@ describe.each(VIAS)("idempotent CreateFolder over %s", (via) => {
     if (via === "rest") expect(retry.status).toBe(201);
   });
 
+  it("answers 16 parallel retries of a completed create with its stored response, never 'still running'", async () => {
+    const { orgId, token } = await newCaller();
+    const key = randomUUID();
+    const first = folderOf(await createFolder(server, via, { name: "Done" }, withKey(token, key)));
+    // Its 201 is in: nothing with this key runs any more, however many retries arrive at once.
+    for (let round = 0; round < 3; round++) {
+      const retries = await Promise.all(
+        Array.from({ length: 16 }, () => createFolder(server, via, { name: "Done" }, withKey(token, key))),
+      );
+      for (const retry of retries) {
+        expect(retry.code, JSON.stringify(retry.json)).toBe("ok");
+        if (via === "rest") expect(retry.status).toBe(201);
+        expect(folderOf(retry).id).toBe(first.id);
+      }
+    }
+    expect(await folderCount(orgId)).toBe(1);
+  });
+
+  it("creates one folder for 16 parallel first attempts with one new key; the others replay or are told it runs", async () => {
+    const { orgId, token } = await newCaller();
+    const key = randomUUID();
+    const outcomes = await Promise.all(
+      Array.from({ length: 16 }, () => createFolder(server, via, { name: "First" }, withKey(token, key))),
+    );
+    expect(await folderCount(orgId)).toBe(1);
+    const [row] = await server.sql<{ id: string }>("select id from folders where org_id = $1", [orgId]);
+    for (const outcome of outcomes) {
+      if (outcome.code === "ok") {
+        expect(folderOf(outcome).id).toBe(row?.id);
+        if (via === "rest") expect(outcome.status).toBe(201);
+      } else {
+        expect(outcome.code, JSON.stringify(outcome.json)).toBe("aborted");
+        expect(outcome.errorInfo?.reason).toBe("REQUEST_IN_PROGRESS");
+      }
+    }
+  });
+
   it("creates one folder for 50 parallel requests of one name without a key; 49 get already_exists", async () => {
     const { orgId, token } = await newCaller();
     const outcomes = await Promise.all(

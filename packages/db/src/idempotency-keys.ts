@@ -24,7 +24,11 @@ export interface IdempotencyKeyQueries {
    * loses it with its connection at once: a retry never waits for a lease to run out.
    */
   lock(scope: IdempotencyScope): Promise<boolean>;
-  /** The unexpired request remembered under the key. Call after {@link lock}, in its transaction. */
+  /**
+   * The unexpired request remembered under the key, as committed when the query runs (the
+   * transaction is READ COMMITTED): a replay needs no {@link lock}, a first attempt looks again
+   * once it holds it.
+   */
   find(scope: IdempotencyScope): Promise<RememberedRequest | undefined>;
   /** Remembers a completed request for `ttlSeconds`, in the transaction that made its changes. */
   remember(scope: IdempotencyScope, request: RememberedRequest, ttlSeconds: number): Promise<void>;

@@ -36,8 +36,7 @@ export function createRequestHandler(
   return function handleHttpRequest(req, res) {
     const { path, query } = splitRequestTarget(req.url);
     const httpMethod = req.method ?? "GET";
-    // HEAD is the GET without its body (RFC 9110, section 9.3.2).
-    const found = table.lookup(httpMethod === "HEAD" ? "GET" : httpMethod, path);
+    const found = lookup(table, httpMethod, path);
     if (found.kind === "method-not-allowed" && httpMethod === "OPTIONS") {
       // What the path allows (RFC 9110, section 9.3.7); CORS preflights are the server's to answer.
       res.statusCode = 204;
@@ -110,6 +109,17 @@ async function callAndAnswer(
       ? await callUnaryInProcess(req, res, entry, registered, message, contextValues)
       : await callUnaryThroughHandler(req, res, entry, message, contextValues);
   await writeUnaryResponse(req, res, entry, answer, handling.sending, partial);
+}
+
+/**
+ * The route of a request. A HEAD is a route's declared for HEAD (`custom: {kind: "HEAD"}`) where
+ * one matches, and otherwise the GET without its body (RFC 9110, section 9.3.2).
+ */
+function lookup(table: RouteTable<CompiledRoute>, httpMethod: string, path: string) {
+  const found = table.lookup(httpMethod, path);
+  if (httpMethod !== "HEAD" || found.kind === "found") return found;
+  const get = table.lookup("GET", path);
+  return get.kind === "found" ? get : found;
 }
 
 /** The methods of a path: its routes', HEAD where GET is, and OPTIONS. */

@@ -41,6 +41,8 @@ describe("collectHttpRoutes", () => {
       "Echo POST /v1/echo #0",
       "WatchBooks GET /v1/{parent=shelves/*}/books:watch #0",
       "DownloadShelf GET /v1/{name=shelves/*}:download #0",
+      "CheckBook HEAD /v1/{name=shelves/*/books/*} #0",
+      "CheckBook HEAD /v1/{name=shelves/*/books/*}/exists #1",
     ]);
   });
 
@@ -67,6 +69,8 @@ describe("collectHttpRoutes", () => {
       "/v1/echo",
       "/v1/{parent}/books:watch",
       "/v1/{name}:download",
+      "/v1/{name}",
+      "/v1/{name}/exists",
     ]);
   });
 

@@ -179,6 +179,38 @@ describe.each([false, true])("HTTP/2: %s", (h2) => {
     }
   });
 
+  it("calls the method declared for HEAD (custom kind HEAD), and the GET's only where none is", async () => {
+    const calls = () => server.received.map((call) => call.method);
+    const before = server.received.length;
+    const found = await request(server, h2, "HEAD", "/v1/shelves/s1/books/b1");
+    expect(found.status).toBe(200);
+    expect(found.raw.byteLength).toBe(0);
+    // GetBook finds every book; the HEAD binding's method answers for itself.
+    const missing = await request(server, h2, "HEAD", "/v1/shelves/s1/books/missing");
+    expect(missing.status).toBe(404);
+    const onlyHead = await request(server, h2, "HEAD", "/v1/shelves/s1/books/b1/exists");
+    expect(onlyHead.status).toBe(200);
+    expect(calls().slice(before)).toEqual(["CheckBook", "CheckBook", "CheckBook"]);
+    expect(server.received.at(-1)?.request).toEqual({ name: "shelves/s1/books/b1" });
+    // GET of the path is still GetBook's, and HEAD of a path without a HEAD binding the GET's.
+    const get = await request(server, h2, "GET", "/v1/shelves/s1/books/b1");
+    expect(get.status).toBe(200);
+    const shelfHead = await request(server, h2, "HEAD", "/v1/shelves/s1");
+    expect(shelfHead.status).toBe(200);
+    expect(calls().slice(before + 3)).toEqual(["GetBook", "GetShelf"]);
+  });
+
+  it("lists a HEAD binding's method in Allow, beside the GET", async () => {
+    const both = await request(server, h2, "OPTIONS", "/v1/shelves/s1/books/b1");
+    expect(both.headers.allow).toBe("DELETE, GET, HEAD, OPTIONS, PATCH, PUT");
+    const headOnly = await request(server, h2, "OPTIONS", "/v1/shelves/s1/books/b1/exists");
+    expect(headOnly.status).toBe(204);
+    expect(headOnly.headers.allow).toBe("HEAD, OPTIONS");
+    const refused = await request(server, h2, "GET", "/v1/shelves/s1/books/b1/exists");
+    expect(refused.status).toBe(405);
+    expect(refused.headers.allow).toBe("HEAD, OPTIONS");
+  });
+
   it("answers OPTIONS with 204 and the methods of the path", async () => {
     const answer = await request(server, h2, "OPTIONS", "/v1/shelves/s1");
     expect(answer.status).toBe(204);

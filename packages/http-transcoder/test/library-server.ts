@@ -162,6 +162,12 @@ function libraryImpl(received: Received[], cancelled: string[]): ServiceImpl<typ
       record(received, "SearchBooks", m.searchBooks.input, req, context);
       return { books: [{ name: `${req.parent}/books/found`, title: req.query }] };
     },
+    checkBook(req, context) {
+      record(received, "CheckBook", m.checkBook.input, req, context);
+      // GetBook finds every book: only CheckBook knows of a missing one.
+      if (req.name.endsWith("/books/missing")) throw new ConnectError("book not found", Code.NotFound);
+      return {};
+    },
     getFile(req, context) {
       record(received, "GetFile", m.getFile.input, req, context);
       return { path: req.path };

@@ -103,16 +103,20 @@ function processTree(npm: ChildProcess): { all: number[]; server: number } {
 }
 
 let dataDir: string;
+/** A configuration directory no tool has used yet, as on a new machine (turbo keeps its own there). */
+let freshConfigDir: string;
 /** Processes to end if a test fails before stopping what it started. */
 const started: number[] = [];
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "folio-npm-start-"));
+  freshConfigDir = await mkdtemp(join(tmpdir(), "folio-npm-start-config-"));
 });
 
 afterAll(async () => {
   for (const pid of started.filter(isAlive)) process.kill(pid, "SIGKILL");
   await rm(dataDir, { recursive: true, force: true, maxRetries: 5 });
+  await rm(freshConfigDir, { recursive: true, force: true, maxRetries: 5 });
 });
 
 describe("npm start", () => {
@@ -121,7 +125,7 @@ describe("npm start", () => {
   let tree: { all: number[]; server: number };
 
   beforeAll(async () => {
-    run = npmStart(shellEnvironment(dataDir));
+    run = npmStart(shellEnvironment(dataDir, { XDG_CONFIG_HOME: freshConfigDir }));
     started.push(run.npm.pid as number);
     url = await run.listening;
     tree = processTree(run.npm);
@@ -135,6 +139,11 @@ describe("npm start", () => {
     expect(
       commands.filter((command) => command.includes("tooling/toolchain/run.mjs")).length,
     ).toBeGreaterThan(0);
+  });
+
+  it("prints no Turborepo telemetry notice on its first run on a machine", () => {
+    // turbo prints its notice once per configuration directory, on its first run there.
+    expect(run.output.filter((line) => /telemetry/i.test(line))).toEqual([]);
   });
 
   it("prints, with the README's token command, a token the server accepts for that org and scope", async () => {

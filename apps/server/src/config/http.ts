@@ -90,15 +90,19 @@ export const HTTP_LINGER_IDLE_MS = integerSetting({
   fallback: DEFAULT.lingerIdleMs,
   min: 0,
   max: 600_000,
-  meaning: "During that lingering close, the longest wait for the client's next bytes.",
+  meaning:
+    "During that lingering close, the longest wait for the client's next bytes (nginx's `lingering_timeout`).",
 });
 
 export const HTTP_LINGER_MAX_BYTES = integerSetting({
   name: "HTTP_LINGER_MAX_BYTES",
   fallback: DEFAULT.lingerMaxBytes,
   min: 0,
-  max: 1024 * 1024 * 1024,
-  meaning: "During that lingering close, the most bytes read and dropped; a client that sends more is cut.",
+  // 1 TiB: as good as no byte bound at all; the lingering close is bounded by time.
+  max: 1024 ** 4,
+  meaning:
+    "During that lingering close, the most bytes read and dropped (far above any real body: the " +
+    "close is bounded by time); a client that sends more is cut.",
 });
 
 /** What one client may hold of the server. */

@@ -7,8 +7,8 @@ import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from "./connection-l
 export type LingeringClose = Pick<ConnectionLimits, "lingerTimeMs" | "lingerIdleMs" | "lingerMaxBytes">;
 
 /**
- * Marks an HTTP/1.1 response `Connection: close` when it starts before its request has fully
- * arrived (a body refused as too large, say), and closes the connection lingeringly once the
+ * Marks an HTTP/1.1 response `Connection: close` when it starts before its request's body has
+ * fully arrived (a body refused as too large, say), and closes the connection lingeringly once the
  * response is sent. Announcing keep-alive would have the client send its next request into a
  * connection about to close (RFC 9112, section 9.6). Closing at once would reset the connection
  * while the client still sends, and a client that is still sending (Node's `fetch`) then loses the
@@ -23,13 +23,24 @@ export function closeAfterEarlyResponse(
 ): void {
   const writeHead = res.writeHead;
   res.writeHead = function (this: http.ServerResponse, ...args: unknown[]) {
-    if (!req.complete && !this.headersSent) {
+    if (!req.complete && announcesBody(req) && !this.headersSent) {
       this.setHeader("connection", "close");
       const socket = this.socket as net.Socket | null;
       if (socket !== null) lingerOnClose(socket, req, bounds);
     }
     return (writeHead as (...a: unknown[]) => http.ServerResponse).apply(this, args);
   } as typeof res.writeHead;
+}
+
+/**
+ * Whether the request has a body to wait for (RFC 9112, section 6.3): chunked, or a Content-Length
+ * other than 0. Node marks a request without one complete only once its empty body has been read,
+ * so `req.complete` alone would take a preflight or a probe answered at once for an early answer.
+ */
+function announcesBody(req: http.IncomingMessage): boolean {
+  if (req.headers["transfer-encoding"] !== undefined) return true;
+  const length = req.headers["content-length"];
+  return length !== undefined && Number(length) !== 0;
 }
 
 /**
