@@ -4,8 +4,8 @@ import {
   createFileRegistry,
   type DescMethod,
   type DescService,
+  type FileRegistry,
   fromBinary,
-  type Registry,
 } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { createOpenApiDocument, type OpenApiDocument, type SecurityOptions } from "@folio/openapi";
@@ -43,7 +43,7 @@ const CLIENT_USE = [
  */
 export interface DocumentedApi {
   readonly services: readonly DescService[];
-  readonly comments: Registry;
+  readonly comments: FileRegistry;
 }
 
 /** The OpenAPI document of the REST API, with descriptions from the proto comments. */
