@@ -17,4 +17,5 @@ export {
   ruleDescription,
   successStatus,
 } from "./options.js";
+export { linearRegexMatch } from "./regex-match.js";
 export { fieldViolations, requestViolations } from "./violations.js";

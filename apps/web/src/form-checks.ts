@@ -1,6 +1,6 @@
 import { create, type DescMessage, type MessageInitShape } from "@bufbuild/protobuf";
 import { createValidator } from "@bufbuild/protovalidate";
-import { requestViolations } from "@folio/proto";
+import { linearRegexMatch, requestViolations } from "@folio/proto";
 import { type ErrorReport, FIELD_LABELS } from "./errors.js";
 
 /**
@@ -14,7 +14,7 @@ import { type ErrorReport, FIELD_LABELS } from "./errors.js";
  * Built once: it compiles each message type's rules on its first use (tens of milliseconds), and
  * keeps them.
  */
-const validator = createValidator();
+const validator = createValidator({ regexMatch: linearRegexMatch });
 
 /**
  * The sessionStorage entry that turns the checks off in this tab, so that requests reach the

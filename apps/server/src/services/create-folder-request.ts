@@ -20,6 +20,8 @@ export interface ValidCreateFolder {
 }
 
 const MAX_NAME_LENGTH = 255;
+/** The control characters (Cc) that are also white space: allowed only around a name. */
+const WHITE_SPACE_CONTROL = /[\t\n\v\f\r]/;
 /**
  * Characters that change how a name reads without being seen, so that two names look alike:
  * bidirectional controls (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069), zero-width
@@ -35,6 +37,10 @@ const INVISIBLE =
  * checked by protovalidate before these) cannot say, each for the reason given:
  * - the name is at most 255 characters once trimmed and in NFC: the rules see the name as sent,
  *   and CEL can neither normalise nor trim the way the service does;
+ * - the name holds none of the five control characters that are white space (tab, LF, VT, FF,
+ *   CR) but around it, where they are trimmed: the proto's rule refuses every other control
+ *   character wherever it is, and saying "only around the name" in RE2 takes a pattern that
+ *   costs a fifth of a second of CPU on a name near the body limit;
  * - the name holds no invisible characters but a zero-width joiner inside an emoji sequence: RE2,
  *   the rules' regular expressions, has neither the Bidi_Control, Noncharacter_Code_Point nor
  *   Extended_Pictographic property, nor the look-behind the exception needs;
@@ -48,6 +54,9 @@ export const createFolderRules = serviceRules(FolderService.method.createFolder,
   const name = normaliseName(request.name);
   if ([...name].length > MAX_NAME_LENGTH) {
     violations.push({ field: "name", description: `must be at most ${MAX_NAME_LENGTH} characters` });
+  }
+  if (WHITE_SPACE_CONTROL.test(name)) {
+    violations.push({ field: "name", description: "must not contain control characters" });
   }
   const invisible = INVISIBLE.exec(name)?.[0];
   if (invisible !== undefined) {

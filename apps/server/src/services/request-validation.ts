@@ -10,7 +10,7 @@ import {
 import { reflect } from "@bufbuild/protobuf/reflect";
 import { createValidator, type Validator } from "@bufbuild/protovalidate";
 import type { FieldViolation } from "@folio/googleapis";
-import { fieldViolations } from "@folio/proto";
+import { fieldViolations, linearRegexMatch } from "@folio/proto";
 
 /**
  * The rules of a method's request that no `buf.validate` rule can say, in the service's own code:
@@ -49,7 +49,7 @@ export function createRequestValidation(
   methods: readonly DescMethod[],
   ownRules: readonly ServiceRules[],
 ): RequestValidation {
-  const validator = createValidator();
+  const validator = createValidator({ regexMatch: linearRegexMatch });
   const byMethod = new Map<DescMethod, (request: Message, headers: Headers) => readonly FieldViolation[]>();
   for (const method of methods) {
     const own = ownRules.find((rules) => rules.method === method);
