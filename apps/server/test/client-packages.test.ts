@@ -25,7 +25,8 @@ function run(command: string, args: string[], cwd: string): Promise<{ code: numb
     execFile(
       command,
       args,
-      { cwd, maxBuffer: 64 * 1024 * 1024, timeout: 240_000 },
+      // A first install on a busy machine fetches from the registry: minutes, bounded.
+      { cwd, maxBuffer: 64 * 1024 * 1024, timeout: 420_000 },
       (error, stdout, stderr) => {
         resolve({
           code: error === null ? 0 : typeof error.code === "number" ? error.code : 1,
@@ -96,7 +97,11 @@ describe("the client packages, installed from their tarballs outside the workspa
         devDependencies: { typescript: "5.9.3", "@types/node": "24.19.2" },
       }),
     );
-    const install = await run(process.execPath, [NPM_CLI, "install", "--no-audit", "--no-fund"], project);
+    const install = await run(
+      process.execPath,
+      [NPM_CLI, "install", "--no-audit", "--no-fund", "--prefer-offline"],
+      project,
+    );
     expect(install.code, install.output).toBe(0);
     const lock = await readFile(join(project, "package-lock.json"), "utf8");
     const folio = Object.entries(

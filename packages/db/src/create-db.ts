@@ -176,6 +176,11 @@ function openPool(
   // An idle connection that the server drops (restart, admin shutdown) emits 'error' on the pool;
   // without a listener that would end the process.
   pool.on("error", onConnectionError);
+  // A checked-out connection (a transaction between its statements) that the server drops emits
+  // 'error' on itself, not on the pool: heard while checked out, it is reported the same way, and
+  // pg-pool discards it when it is released (a client that has failed is not queryable).
+  pool.on("acquire", (client) => client.on("error", onConnectionError));
+  pool.on("release", (_error, client) => client.off("error", onConnectionError));
   dropReadOnlyConnections(pool);
   return pool;
 }
