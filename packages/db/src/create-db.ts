@@ -9,7 +9,7 @@ import { type ProjectPageQuery, type ProjectQueries, projectQueries } from "./pr
 import { canWrite, dropReadOnlyConnections } from "./read-only-connections.js";
 import { REPLICA_LAG_SQL, type ReadRoute, routeReads } from "./replica-reads.js";
 import { type SessionTimeouts, sessionTimeouts, startupParameters } from "./session-settings.js";
-import { type RunSql, sqlInTransaction, sqlOnPool } from "./sql-statements.js";
+import { type SqlRunner, sqlInTransaction, sqlOnPool } from "./sql-runner.js";
 import { writeSlots } from "./write-slots.js";
 
 /** Options of {@link createDb}. */
@@ -100,10 +100,10 @@ export function createDb(url: string, options: CreateDbOptions): Db {
   const onConnectionError = options.onConnectionError ?? (() => undefined);
   const pool = openPool(url, options.poolSize, acquireTimeoutMs, timeouts, onConnectionError);
   const prisma = prismaOn(pool, acquireTimeoutMs, statementTimeoutMs, onConnectionError);
-  const queriesOn = (client: Parameters<typeof folderQueries>[0], sql: RunSql): Queries => ({
-    folders: folderQueries(client, sql),
-    projects: projectQueries(client, sql),
-    idempotencyKeys: idempotencyKeyQueries(client),
+  const queriesOn = (client: Parameters<typeof projectQueries>[1], sql: SqlRunner): Queries => ({
+    folders: folderQueries(sql),
+    projects: projectQueries(sql, client),
+    idempotencyKeys: idempotencyKeyQueries(sql),
   });
   // Writes may hold all but a quarter of the connections: when a lock blocks them (another
   // session holds `folders`), reads keep connections of their own and stay prompt.
@@ -219,7 +219,7 @@ function openReplica(
     intervalMs: options.checkIntervalMs ?? 1_000,
     ...(options.onRouteChange === undefined ? {} : { onChange: options.onRouteChange }),
   });
-  const projects = projectQueries(prisma, sqlOnPool(pool));
+  const projects = projectQueries(sqlOnPool(pool), prisma);
   const selectOne = () => pool.query("SELECT 1").then(() => true);
   return {
     routing,
