@@ -5,7 +5,8 @@ import type { Prisma } from "./gen/prisma/client.js";
 /**
  * Runs this package's hand-written SQL, on the pool or in a transaction: every statement a table
  * writes itself goes through one of these. `operation` names the statement in traces (as
- * OpenTelemetry's database conventions: `SELECT projects`).
+ * OpenTelemetry's database conventions: `SELECT projects`). Failures are mapped, in and out of
+ * transactions alike, by the edge that wraps every query (`database-edge.ts`).
  */
 export interface SqlRunner {
   /** Runs `statement` and resolves with its rows. */
