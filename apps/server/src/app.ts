@@ -16,7 +16,6 @@ import { healthFollowing } from "./health/grpc-health-statuses.js";
 import { monitorReadiness, type Readiness } from "./health/readiness.js";
 import { createRateLimiting } from "./interceptors/rate-limiting.js";
 import { createMetrics, type Metrics } from "./observe/metrics.js";
-import { countingQueryErrors } from "./observe/query-error-counter.js";
 import { factsOf, outcomeCode } from "./observe/request-facts.js";
 import { requestContextValues, requestIdOf } from "./observe/request-id.js";
 import { withRequestLog } from "./observe/request-log.js";
@@ -60,9 +59,10 @@ export interface App {
  */
 export async function createApp(config: Config, logger: Logger): Promise<App> {
   assertScopesDeclared();
-  const database = await openDatabase(config, logger);
+  // The pool's numbers are read at each scrape, once the database is open.
   const metrics = createMetrics({ poolStats: () => database.db.poolStats() });
-  const db = countingQueryErrors(database.db, (reason) => metrics.queryFailed(reason));
+  const database = await openDatabase(config, logger, (reason) => metrics.queryFailed(reason));
+  const db = database.db;
   const tokens = await createAccessTokens(config);
   if (tokens.developmentIssuer !== undefined) await seedDemoProjects(db, logger);
   if (config.pageTokenSecret === undefined && config.auth.mode !== "development") {
