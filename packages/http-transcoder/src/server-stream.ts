@@ -75,11 +75,9 @@ export async function writeServerStream(
   if (!next.done) {
     // The client went away: end the call (its signal has aborted) rather than leave it suspended.
     messages.return?.().catch(() => {});
-    report?.answered("canceled");
-  } else {
-    report?.answered("ok");
   }
   sink.end();
+  report?.answered(next.done ? "ok" : "canceled");
 }
 
 /** The response as it is, or compressed in the coding the client prefers. */
