@@ -8,6 +8,7 @@
 // (rawBodyTarget, hasRawResponse), the failures the transcoder answers itself (restErrorRules,
 // routeErrorRules), and the next-page link (nextPageTokenField).
 
+export type { AnswerReport, TranscodedRequest } from "./answer-report.js";
 export {
   type CompressionOptions,
   type ContentCoding,
@@ -15,6 +16,7 @@ export {
   supportedContentCodings,
 } from "./content-coding.js";
 export type { HttpError, HttpErrorDetail, HttpErrorEnvelope } from "./error-envelope.js";
+export type { HttpTranscoderHandler } from "./handle-request.js";
 export { hasRawResponse, isHttpBody, type RawBodyTarget, rawBodyTarget } from "./http-body.js";
 export { collectHttpRoutes, type HttpPathVariable, type HttpRoute } from "./http-route.js";
 export { isCompressedRoute, isConditionalRoute } from "./http-semantics.js";

@@ -1,5 +1,5 @@
-import type { Protocol } from "../observe/request-facts.js";
 import type { NodeRequest } from "./node-handler.js";
+import type { Protocol } from "./request-report.js";
 
 /**
  * The RPC protocol of a request to the Connect handler, by its content type (the gRPC and
