@@ -134,7 +134,8 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
               userId: DEMO_USER_ID,
               scopes: apiScopes.map((scope) => scope.name),
             }),
-      docs: createApiDocsHandler({ document: createFolioOpenApiDocument(config.auth) }),
+      // Built on the first request for it, not at every start (tens of milliseconds).
+      docs: createApiDocsHandler({ document: () => createFolioOpenApiDocument(config.auth) }),
       webApp: loadWebApp(logger),
       rest,
       connect,
