@@ -13,13 +13,56 @@
 //  - the OpenTelemetry API: the SDK registers its tracer provider through its own import of the
 //    API, and a tracer taken from a copy inlined here would stay a no-op (the request spans).
 //    Both are loaded with `require` (see commonJsExternals): the API's CommonJS build is one
-//    file, its ES module build about a hundred, which cost a start 10-15 ms.
+//    file, its ES module build about a hundred, which cost a start 10-15 ms;
+//  - Prisma's query compiler (WebAssembly in base64, 4.6 MB): required from @folio/db's
+//    dependencies on the first query through Prisma (see REQUIRED_FROM).
 // A bundled module that finds files by its own location finds them from dist/ instead: so the
 // migrations are found by @folio/db's package name, and the server depends on
 // @scalar/api-reference itself, whose browser script @folio/openapi serves.
+import { readFile, writeFile } from "node:fs/promises";
 import { build, type Plugin } from "esbuild";
 
 const EXTERNAL = ["@folio/embedded-postgres"];
+
+/**
+ * Modules required, when first used, from where a workspace package of the server resolves them
+ * (the server does not depend on their package itself). Prisma's query compiler is WebAssembly
+ * written out as 4.6 MB of base64 in a module that the generated client imports on its first
+ * query: inlined, it was 60% of the bundle, read at every start and kept by V8 as part of the
+ * script's source whether a query goes through Prisma or not. Its CommonJS twin is required.
+ */
+const REQUIRED_FROM: Readonly<Record<string, { readonly from: string; readonly module: string }>> = {
+  "@prisma/client/runtime/query_compiler_fast_bg.postgresql.wasm-base64.mjs": {
+    from: "@folio/db",
+    module: "@prisma/client/runtime/query_compiler_fast_bg.postgresql.wasm-base64.js",
+  },
+};
+
+/** Makes each module of {@link REQUIRED_FROM} a `require` of it from its workspace package's location. */
+function requiredFrom(modules: typeof REQUIRED_FROM): Plugin {
+  const filter = new RegExp(
+    `^(${Object.keys(modules)
+      .map((name) => name.replace(/[/.]/g, "\\$&"))
+      .join("|")})$`,
+  );
+  return {
+    name: "required-from",
+    setup(build) {
+      // Named by the CommonJS module, so that esbuild takes the stand-in for CommonJS.
+      build.onResolve({ filter }, (args) => {
+        const { from, module } = modules[args.path] as (typeof modules)[string];
+        return { path: module, namespace: "required-from", pluginData: from };
+      });
+      build.onLoad({ filter: /.*/, namespace: "required-from" }, (args) => ({
+        contents: [
+          'const { createRequire } = require("node:module");',
+          `module.exports = createRequire(require.resolve(${JSON.stringify(args.pluginData)}))(${JSON.stringify(args.path)});`,
+        ].join("\n"),
+        loader: "js",
+      }));
+    },
+  };
+}
 
 /** Packages loaded from node_modules with `require`, so that they and the SDK share one CommonJS API. */
 const COMMONJS_EXTERNAL = ["@opentelemetry/api", "@opentelemetry/sdk-node", "@opentelemetry/resources"];
@@ -60,12 +103,22 @@ await build({
   format: "esm",
   target: "node22.12",
   external: EXTERNAL,
-  plugins: [commonJsExternals(COMMONJS_EXTERNAL)],
+  plugins: [commonJsExternals(COMMONJS_EXTERNAL), requiredFrom(REQUIRED_FROM)],
   banner: { js: BANNER },
   // For stack traces in terms of the sources: `node --enable-source-maps dist/main.js`.
   sourcemap: "linked",
   logLevel: "warning",
 });
+
+// esbuild writes the non-ASCII characters of strings, templates and identifiers as escapes (its
+// default charset) but copies comments as they are, and one such character makes V8 keep the whole
+// source as two bytes per character (and Node decode it on the slow path): those left, in
+// comments, become escapes too.
+for (const file of ["dist/server.js", "dist/token-cli.js"]) {
+  const code = await readFile(file, "utf8");
+  const ascii = code.replace(/[\u{80}-\u{10ffff}]/gu, (char) => `\\u{${char.codePointAt(0)?.toString(16)}}`);
+  if (ascii !== code) await writeFile(file, ascii);
+}
 
 // Not bundled: it must turn the compile cache on before dist/server.js is loaded.
 await build({

@@ -130,7 +130,8 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
               userId: DEMO_USER_ID,
               scopes: apiScopes.map((scope) => scope.name),
             }),
-      docs: createApiDocsHandler({ document: createFolioOpenApiDocument(config.auth) }),
+      // Built on the first request for it, not at every start (tens of milliseconds).
+      docs: createApiDocsHandler({ document: () => createFolioOpenApiDocument(config.auth) }),
       webApp: loadWebApp(logger),
       // The transcoder answers REST requests, and reports to the request's report what it answered.
       rest: (req, res, report) =>

@@ -22,7 +22,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { readArgs, USAGE } from "./compare/args.ts";
-import { measureColdStarts } from "./compare/cold-start.ts";
+import { measureColdStarts, printColdStarts } from "./compare/cold-start.ts";
 import {
   ACCEPT_ENCODING,
   CONTESTANT_TITLE,
@@ -151,19 +151,7 @@ async function compare(): Promise<boolean> {
   const kinds = [...new Set(options.contestants.map((c) => SERVER_OF[c]))];
   const coldKinds = (["folio", "fastify"] as const).filter((kind) => kinds.includes(kind));
   if (options.coldStarts > 0 && coldKinds.length > 0) {
-    const cold = await measureColdStarts(coldKinds, setup, options.coldStarts);
-    console.log(
-      `\n## Cold start: spawn to the first successful authenticated ListProjects (median of ${options.coldStarts})\n`,
-    );
-    for (const [kind, { median, all }] of cold) {
-      console.log(
-        `${kind.padEnd(8)} ${median.toFixed(0)} ms   (${all.map((ms) => ms.toFixed(0)).join(", ")})`,
-      );
-    }
-    const folio = cold.get("folio")?.median;
-    const fastify = cold.get("fastify")?.median;
-    if (folio !== undefined && fastify !== undefined)
-      console.log(`folio / fastify: ${(folio / fastify).toFixed(2)}`);
+    printColdStarts(await measureColdStarts(coldKinds, setup, options.coldStarts), options.coldStarts);
   }
 
   let profileDir: string | undefined;

@@ -54,8 +54,10 @@ export async function openDatabase(
     throw error;
   }
   const { acquireTimeoutMs, statementTimeoutMs, lockTimeoutMs } = config.databaseTimeouts;
+  // Not awaited: a warning to log, not a condition of serving, so its connection and query are
+  // not on the way to the first answer.
   if (embedded === undefined)
-    await warnOfTimeoutsNotApplied(url, { statementTimeoutMs, lockTimeoutMs }, logger);
+    void warnOfTimeoutsNotApplied(url, { statementTimeoutMs, lockTimeoutMs }, logger);
   const db = createDb(url, {
     // The embedded database decides its own pool size (see EMBEDDED_POOL_SIZE); with one
     // connection, requests queue for it, so they may wait longer for their turn.

@@ -1,5 +1,5 @@
 import { createRateLimiter, type RateLimiter } from "@folio/rate-limit";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Config } from "../env.js";
 
@@ -18,6 +18,8 @@ export async function createRateLimiting(config: Config, logger: Logger): Promis
   }
   let redis: Redis | undefined;
   if (redisUrl !== undefined) {
+    // Loaded only when used: without REDIS_URL the server does not need the client.
+    const { Redis } = await import("ioredis");
     // Commands fail fast rather than queue while Redis is away: the limiter then lets calls through.
     redis = new Redis(redisUrl, { lazyConnect: true, commandTimeout: 1000, maxRetriesPerRequest: 1 });
     redis.on("error", (error: unknown) => logger.warn({ err: error }, "redis error"));

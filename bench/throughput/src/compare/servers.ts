@@ -87,7 +87,13 @@ export function serverEnv(kind: ServerKind, setup: ServerSetup, port: number): R
 export async function startServer(
   kind: ServerKind,
   setup: ServerSetup,
-  options: { readonly name?: string; readonly execArgv?: readonly string[]; readonly pollMs?: number } = {},
+  options: {
+    readonly name?: string;
+    readonly execArgv?: readonly string[];
+    readonly pollMs?: number;
+    /** Another build of this kind of server to run (a Folio `dist/main.js`). */
+    readonly entry?: string;
+  } = {},
 ): Promise<RunningServer> {
   const port = await freePort();
   const logFile = join(setup.dir, `${options.name ?? kind}.log`);
@@ -95,7 +101,7 @@ export async function startServer(
   let child: ChildProcess;
   const started = performance.now();
   try {
-    child = spawn(process.execPath, [...(options.execArgv ?? []), SERVER_ENTRY[kind]], {
+    child = spawn(process.execPath, [...(options.execArgv ?? []), options.entry ?? SERVER_ENTRY[kind]], {
       env: serverEnv(kind, setup, port),
       stdio: ["ignore", fd, fd],
     });
