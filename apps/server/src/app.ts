@@ -3,6 +3,7 @@ import type { DevelopmentIssuer } from "@folio/auth";
 import type { Db } from "@folio/db";
 import { createHttpTranscoder } from "@folio/http-transcoder";
 import { createApiDocsHandler } from "@folio/openapi";
+import { connectRequestOptions } from "@folio/rpc-protocols";
 import type { Logger } from "pino";
 import { createAccessTokens } from "./access-tokens.js";
 import { scheduleIdempotencyPurge } from "./database/idempotency-purge.js";
@@ -25,7 +26,6 @@ import { apiScopes, assertScopesDeclared, restApi, services } from "./services/a
 import { createPageTokens } from "./services/page-token.js";
 import { recordAnsweredCode } from "./transport/answered-code-gate.js";
 import { createConnectHandler } from "./transport/connect-handler.js";
-import { connectRequestOptions } from "./transport/connect-request-options.js";
 import { createCors } from "./transport/cors.js";
 import { createDispatch } from "./transport/dispatch.js";
 import type { NodeHandler } from "./transport/node-handler.js";

@@ -1,8 +1,8 @@
 import type { ConnectError } from "@connectrpc/connect";
+import type { NodeRequest, NodeResponse } from "@folio/rpc-protocols";
 import { supportedContentCodings } from "./content-coding.js";
 import { errorEnvelope } from "./error-envelope.js";
-import type { NodeServerRequest, NodeServerResponse } from "./node-types.js";
-import { createRequestIdReader } from "./request-id.js";
+import { createRequestIdReader } from "./request-id-reader.js";
 import { httpStatusOf } from "./rest-errors.js";
 import { requestIdHeader, setResponseHeaders } from "./rest-headers.js";
 import type { HttpTranscoderOptions } from "./transcoder-options.js";
@@ -10,9 +10,9 @@ import type { HttpTranscoderOptions } from "./transcoder-options.js";
 /** Answers failed requests of a transcoder. @private */
 export interface ErrorResponder {
   /** Writes the error response: its status, the error's metadata as headers, the request id and the body. */
-  write(req: NodeServerRequest, res: NodeServerResponse, error: ConnectError): void;
+  write(req: NodeRequest, res: NodeResponse, error: ConnectError): void;
   /** The body of an error response (the envelope, or what the `errorBody` option makes of it). */
-  body(req: NodeServerRequest, res: NodeServerResponse, error: ConnectError): unknown;
+  body(req: NodeRequest, res: NodeResponse, error: ConnectError): unknown;
 }
 
 /** Creates the {@link ErrorResponder} of a transcoder's options. @private */

@@ -1,8 +1,8 @@
+import type { NodeHandler } from "@folio/rpc-protocols";
 import { compileRoutes } from "./compile-routes.js";
 import { createCompression } from "./content-coding.js";
 import { createErrorResponder } from "./error-response.js";
 import { createRequestHandler } from "./handle-request.js";
-import type { NodeHandlerFn } from "./node-types.js";
 import { defaultMaxBodyBytes, type HttpTranscoderOptions } from "./transcoder-options.js";
 
 /**
@@ -23,7 +23,7 @@ import { defaultMaxBodyBytes, type HttpTranscoderOptions } from "./transcoder-op
  * Throws at start-up when a rule is invalid, two rules are ambiguous, a method with a rule has no
  * handler, or is client- or bidi-streaming.
  */
-export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandlerFn {
+export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandler {
   return createRequestHandler(compileRoutes(options), {
     maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes,
     contextValues: options.contextValues,

@@ -1,12 +1,11 @@
 import { Code, ConnectError, type ConnectRouter, type ContextValues } from "@connectrpc/connect";
 import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
-import { splitRequestTarget } from "@folio/http-transcoder";
+import { splitRequestTarget, writeUnaryResponse } from "@folio/rpc-protocols";
 import type { Logger } from "pino";
 import { codeOfStatus, factsOf } from "../observe/request-facts.js";
 import type { NodeHandler, NodeRequest, NodeResponse } from "./node-handler.js";
 import type { UnaryCalls } from "./unary/unary-call.js";
-import { writeUnaryResponse } from "./unary-response.js";
 
 /** Options of {@link createConnectHandler}. */
 export interface ConnectHandlerOptions {
@@ -23,7 +22,7 @@ export interface ConnectHandlerOptions {
  * Serves a router's procedures over Connect, gRPC and gRPC-Web. `connectNodeAdapter` does the
  * same but builds a router of its own from a callback; this serves the server's one router, whose
  * handlers the REST transcoder serves too. A unary call the in-process path takes
- * (`unary/wire.ts` says which) is served there; every other request by connect-es's handler.
+ * (`unaryWireOf` of `@folio/rpc-protocols` says which) is served there; every other request by connect-es's handler.
  */
 export function createConnectHandler(router: ConnectRouter, options: ConnectHandlerOptions): NodeHandler {
   const byPath = new Map<string, UniversalHandler>(

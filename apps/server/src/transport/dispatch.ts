@@ -1,9 +1,9 @@
 import { splitRequestTarget } from "@folio/http-transcoder";
+import { rpcProtocolOf } from "@folio/rpc-protocols";
 import { DEVELOPMENT_TOKEN_PATH } from "../endpoints/development-token.js";
 import { factsOf } from "../observe/request-facts.js";
 import type { NodeHandler, NodeRequest, NodeResponse } from "./node-handler.js";
 import { respond } from "./respond.js";
-import { rpcProtocolOf } from "./rpc-protocol.js";
 
 /** The handlers of the server's paths, each of one job. */
 export interface Routes {

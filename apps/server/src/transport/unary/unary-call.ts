@@ -12,18 +12,25 @@ import {
   invokeUnaryImplementation,
   validateReadWriteMaxBytes,
 } from "@connectrpc/connect/protocol";
-import { createInProcessContext, type RegisteredMethod } from "@folio/http-transcoder";
+import {
+  bodyBytes,
+  type ConnectRequestOptions,
+  clientGoneReason,
+  connectAnswer,
+  createInProcessContext,
+  grpcAnswer,
+  grpcWebAnswer,
+  type RegisteredMethod,
+  readBody,
+  replayBody,
+  singleEnvelope,
+  type UnaryWire,
+  unaryWireOf,
+  writeUnaryAnswer,
+} from "@folio/rpc-protocols";
 import type { Logger } from "pino";
 import { codeOfStatus, factsOf } from "../../observe/request-facts.js";
-import type { ConnectRequestOptions } from "../connect-request-options.js";
 import type { NodeRequest, NodeResponse } from "../node-handler.js";
-import { writeUnaryAnswer } from "../unary-response.js";
-import { clientGoneReason } from "./client-gone.js";
-import { connectAnswer } from "./connect-framing.js";
-import { grpcAnswer } from "./grpc-framing.js";
-import { grpcWebAnswer } from "./grpc-web-framing.js";
-import { bodyBytes, readBody, replayBody, singleEnvelope } from "./read-message.js";
-import { type UnaryWire, unaryWireOf } from "./wire.js";
 
 /** Options of {@link createUnaryCalls}: what the router was built with. */
 export interface UnaryCallOptions {

@@ -1,8 +1,8 @@
 import type { ConnectError, HandlerContext } from "@connectrpc/connect";
 import { encodeEnvelope, envelopeCompress } from "@connectrpc/connect/protocol";
 import { grpcStatusOk, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
-import { EMPTY, type NodeHeaders, nodeHeaders, type UnaryAnswer } from "../unary-response.js";
-import type { UnaryWire } from "./wire.js";
+import type { UnaryWire } from "../unary-wire.js";
+import { EMPTY, type NodeHeaders, nodeHeaders, type UnaryAnswer } from "../write-unary-answer.js";
 
 /**
  * The answer of a unary gRPC call: status 200, the response headers (content type,

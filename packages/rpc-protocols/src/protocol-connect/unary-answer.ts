@@ -7,8 +7,8 @@ import {
   errorToJsonBytes,
   headerUnaryTrailerPrefix,
 } from "@connectrpc/connect/protocol-connect";
-import { nodeHeaders, type UnaryAnswer } from "../unary-response.js";
-import type { UnaryWire } from "./wire.js";
+import type { UnaryWire } from "../unary-wire.js";
+import { nodeHeaders, type UnaryAnswer } from "../write-unary-answer.js";
 
 const TRAILER_PREFIX = headerUnaryTrailerPrefix.toLowerCase();
 

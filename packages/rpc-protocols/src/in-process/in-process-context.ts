@@ -1,12 +1,12 @@
 import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ContextValues, type HandlerContext } from "@connectrpc/connect";
-import type { NodeServerRequest, NodeServerResponse } from "./node-types.js";
+import type { NodeRequest, NodeResponse } from "../node-types.js";
 import { RequestHeaders } from "./request-headers.js";
 
 /** What {@link createInProcessContext} builds a call's context of. */
 export interface InProcessContextInit {
-  readonly req: NodeServerRequest;
-  readonly res: NodeServerResponse;
+  readonly req: NodeRequest;
+  readonly res: NodeResponse;
   readonly method: DescMethod;
   /** The procedure's path, `/acme.v1.Library/GetBook`. */
   readonly requestPath: string;

@@ -6,9 +6,9 @@ import {
   trailerFlag,
   trailerSerialize,
 } from "@connectrpc/connect/protocol-grpc-web";
-import type { UnaryAnswer } from "../unary-response.js";
-import { envelope, grpcHeader } from "./grpc-framing.js";
-import type { UnaryWire } from "./wire.js";
+import { envelope, grpcHeader } from "../protocol-grpc/unary-answer.js";
+import type { UnaryWire } from "../unary-wire.js";
+import type { UnaryAnswer } from "../write-unary-answer.js";
 
 /**
  * The trailer frame of a call that succeeded and set no trailers, the common case, built once
