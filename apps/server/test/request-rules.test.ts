@@ -5,8 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { fromJson, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { ConnectError, createClient } from "@connectrpc/connect";
-import { codeToString } from "@connectrpc/connect/protocol-connect";
-import { BadRequestSchema } from "@folio/googleapis";
+import { BadRequestSchema, codeToString } from "@folio/googleapis";
 import {
   CreateFolderRequestSchema,
   FolderService,

@@ -1,15 +1,16 @@
 import { fromBinary, type Message, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
+import type { NodeRequest, NodeResponse } from "@folio/rpc-protocols";
 import {
   createAsyncIterable,
   encodeEnvelope,
+  endStreamFlag,
+  endStreamFromJson,
   pipe,
   readAllBytes,
   transformSplitEnvelope,
   type UniversalServerResponse,
-} from "@connectrpc/connect/protocol";
-import { endStreamFlag, endStreamFromJson } from "@connectrpc/connect/protocol-connect";
-import type { NodeRequest, NodeResponse } from "@folio/rpc-protocols";
+} from "@folio/rpc-protocols/connect-internals";
 import type { CompiledRoute } from "./compile-routes.js";
 import { connectErrorFromJson } from "./error-envelope.js";
 import type { ContextValuesOf } from "./rest-call.js";

@@ -1,6 +1,6 @@
 import type { DescMethod } from "@bufbuild/protobuf";
-import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import type { RegisteredMethod } from "@folio/rpc-protocols";
+import type { UniversalHandler } from "@folio/rpc-protocols/connect-internals";
 import { hasRawResponse, type RawBodyTarget, rawBodyTarget } from "./http-body.js";
 import { collectHttpRoutes, type HttpRoute } from "./http-route.js";
 import { acceptsFieldsParameter, createPartialResponseWriters } from "./partial-response.js";

@@ -1,7 +1,7 @@
 import type { DescMethod, DescService, Registry } from "@bufbuild/protobuf";
 import type { ConnectError, ContextValues } from "@connectrpc/connect";
-import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import type { NodeRequest, NodeResponse, TranscodingRouter } from "@folio/rpc-protocols";
+import type { UniversalHandler } from "@folio/rpc-protocols/connect-internals";
 import type { CompressionOptions } from "./content-coding.js";
 import type { HttpErrorEnvelope } from "./error-envelope.js";
 import type { HttpRoute } from "./http-route.js";

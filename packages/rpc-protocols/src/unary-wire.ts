@@ -1,4 +1,4 @@
-import { type Compression, compressionNegotiate } from "@connectrpc/connect/protocol";
+import { type Compression, compressionNegotiate } from "./connect-internals.js";
 import { wireTypeOf } from "./detect-protocol.js";
 import type { NodeRequest } from "./node-types.js";
 import { connectWireHeaders } from "./protocol-connect/headers.js";

@@ -1,7 +1,7 @@
 import type http from "node:http";
 import type http2 from "node:http2";
-import type { UniversalServerResponse } from "@connectrpc/connect/protocol";
 import { universalResponseToNodeResponse } from "@connectrpc/connect-node";
+import type { UniversalServerResponse } from "./connect-internals.js";
 import type { NodeResponse } from "./node-types.js";
 
 /**

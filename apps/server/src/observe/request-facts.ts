@@ -1,5 +1,5 @@
 import { Code, createContextKey } from "@connectrpc/connect";
-import { codeToString } from "@connectrpc/connect/protocol-connect";
+import { codeToString } from "@folio/googleapis";
 import type { NodeRequest } from "../transport/node-handler.js";
 
 /** How a request reached the server: the label values of the `protocol` metric label. */

@@ -1,7 +1,7 @@
 import { Code, ConnectError, type ConnectRouter, type ContextValues } from "@connectrpc/connect";
-import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import { splitRequestTarget, writeUnaryResponse } from "@folio/rpc-protocols";
+import type { UniversalHandler } from "@folio/rpc-protocols/connect-internals";
 import type { Logger } from "pino";
 import { codeOfStatus, factsOf } from "../observe/request-facts.js";
 import type { NodeHandler, NodeRequest, NodeResponse } from "./node-handler.js";

@@ -4,7 +4,7 @@ import {
   createAsyncIterable,
   invokeUnaryImplementation,
   transformInvokeImplementation,
-} from "@connectrpc/connect/protocol";
+} from "../connect-internals.js";
 import type { RegisteredMethod } from "./transcoding-router.js";
 
 /**

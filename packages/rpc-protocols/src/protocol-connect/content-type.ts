@@ -1,4 +1,4 @@
-import { contentTypeUnaryJson, contentTypeUnaryProto } from "@connectrpc/connect/protocol-connect";
+import { contentTypeUnaryJson, contentTypeUnaryProto } from "../connect-internals.js";
 import type { WireType } from "../wire-protocol.js";
 
 /** Whether a lower-case content type is the Connect protocol's (unary JSON or proto, or a stream's). */

@@ -1,15 +1,15 @@
 import {
-  headerTimeout,
+  connectHeaderTimeout,
   headerUnaryAcceptEncoding,
   headerUnaryEncoding,
-  parseTimeout,
-} from "@connectrpc/connect/protocol-connect";
+  parseConnectTimeout,
+} from "../connect-internals.js";
 import type { WireHeaders } from "../wire-protocol.js";
 
 /** The request headers a unary Connect call reads its codings and deadline from. */
 export const connectWireHeaders: WireHeaders = {
   encoding: headerUnaryEncoding.toLowerCase(),
   acceptEncoding: headerUnaryAcceptEncoding.toLowerCase(),
-  timeout: headerTimeout.toLowerCase(),
-  parseTimeout,
+  timeout: connectHeaderTimeout.toLowerCase(),
+  parseTimeout: parseConnectTimeout,
 };

@@ -1,15 +1,15 @@
 import {
-  headerAcceptEncoding,
-  headerEncoding,
-  headerTimeout,
-  parseTimeout,
-} from "@connectrpc/connect/protocol-grpc";
+  grpcHeaderAcceptEncoding,
+  grpcHeaderEncoding,
+  grpcHeaderTimeout,
+  parseGrpcTimeout,
+} from "../connect-internals.js";
 import type { WireHeaders } from "../wire-protocol.js";
 
 /** The request headers a gRPC call reads its codings and deadline from. */
 export const grpcWireHeaders: WireHeaders = {
-  encoding: headerEncoding.toLowerCase(),
-  acceptEncoding: headerAcceptEncoding.toLowerCase(),
-  timeout: headerTimeout.toLowerCase(),
-  parseTimeout,
+  encoding: grpcHeaderEncoding.toLowerCase(),
+  acceptEncoding: grpcHeaderAcceptEncoding.toLowerCase(),
+  timeout: grpcHeaderTimeout.toLowerCase(),
+  parseTimeout: parseGrpcTimeout,
 };

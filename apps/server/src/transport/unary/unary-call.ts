@@ -8,11 +8,6 @@ import {
   type MethodImplSpec,
 } from "@connectrpc/connect";
 import {
-  createMethodSerializationLookup,
-  invokeUnaryImplementation,
-  validateReadWriteMaxBytes,
-} from "@connectrpc/connect/protocol";
-import {
   bodyBytes,
   type ConnectRequestOptions,
   clientGoneReason,
@@ -28,6 +23,11 @@ import {
   unaryWireOf,
   writeUnaryAnswer,
 } from "@folio/rpc-protocols";
+import {
+  createMethodSerializationLookup,
+  invokeUnaryImplementation,
+  validateReadWriteMaxBytes,
+} from "@folio/rpc-protocols/connect-internals";
 import type { Logger } from "pino";
 import { codeOfStatus, factsOf } from "../../observe/request-facts.js";
 import type { NodeRequest, NodeResponse } from "../node-handler.js";
