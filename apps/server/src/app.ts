@@ -17,9 +17,7 @@ import { healthFollowing } from "./health/grpc-health-statuses.js";
 import { monitorReadiness, type Readiness } from "./health/readiness.js";
 import { createRateLimiting } from "./interceptors/rate-limiting.js";
 import { createMetrics, type Metrics } from "./observe/metrics.js";
-import { countingQueryErrors } from "./observe/query-error-counter.js";
-import { factsOf, outcomeCode } from "./observe/request-facts.js";
-import { requestContextValues, requestIdOf } from "./observe/request-id.js";
+import { callContextValues } from "./observe/request-id.js";
 import { withRequestLog } from "./observe/request-log.js";
 import { createRouter } from "./router.js";
 import { apiScopes, assertScopesDeclared, restApi, services } from "./services/api.js";
@@ -54,15 +52,18 @@ export interface App {
 
 /**
  * Assembles the server. A request's path through it: transport/listen (one port, HTTP/1.1 and
- * h2c) → observe/request-log (request id, access log, metrics) → transport/dispatch → REST
- * transcoder or transport/connect-handler (its unary calls: transport/unary, in-process) → router
- * (interceptors: outcome, errors, auth, rate limit, cancelled call) → services/* → @folio/db.
+ * h2c) → observe/request-log (request id, access log, metrics; creates the request's record and
+ * hands it down as its report) → transport/dispatch → REST transcoder or
+ * transport/connect-handler (its unary calls: transport/unary, in-process; the rest: connect-es's
+ * handlers) → router (interceptors: errors, auth, rate limit, validation, cancelled call) →
+ * services/* → @folio/db. The layer that answers reports the code, once.
  */
 export async function createApp(config: Config, logger: Logger): Promise<App> {
   assertScopesDeclared();
-  const database = await openDatabase(config, logger);
+  // The pool's numbers are read at each scrape, once the database is open.
   const metrics = createMetrics({ poolStats: () => database.db.poolStats() });
-  const db = countingQueryErrors(database.db, (reason) => metrics.queryFailed(reason));
+  const database = await openDatabase(config, logger, (reason) => metrics.queryFailed(reason));
+  const db = database.db;
   const tokens = await createAccessTokens(config);
   if (tokens.developmentIssuer !== undefined) await seedDemoProjects(db, logger);
   if (config.pageTokenSecret === undefined && config.auth.mode !== "development") {
@@ -91,18 +92,14 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     services: restApi.services,
     successStatus: restApi.successStatus,
     pageLinks: restApi.pageLinks,
-    contextValues: requestContextValues,
     maxBodyBytes: config.maxRequestBodyBytes,
     compression: { threshold: config.restCompressMinBytes },
-    requestId: requestIdOf,
     // Answers for one bearer of a token: never kept by a shared cache, revalidated by the client
     // (RFC 9111, sections 5.2.2.4 and 5.2.2.7).
     cacheControl: (req) => (req.headers.authorization === undefined ? undefined : "private, no-cache"),
-    // The code of a refusal the transcoder decides itself (no route: not_found), for the log and metrics.
-    onError: (error, req) => factsOf(req)?.answered(outcomeCode(error)),
   });
   const connect = createConnectHandler(router, {
-    contextValues: requestContextValues,
+    contextValues: callContextValues,
     notFound: (_req, res) => {
       res.statusCode = 404;
       res.end();
@@ -113,7 +110,6 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
           registered: router.registered,
           requestOptions: connectRequestOptions(config.maxRequestBodyBytes),
           requestGate: recordAnsweredCode,
-          contextValues: requestContextValues,
           logger,
         })
       : undefined,
@@ -136,7 +132,9 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
             }),
       docs: createApiDocsHandler({ document: createFolioOpenApiDocument(config.auth) }),
       webApp: loadWebApp(logger),
-      rest,
+      // The transcoder answers REST requests, and reports to the request's report what it answered.
+      rest: (req, res, report) =>
+        rest(req, res, { contextValues: callContextValues(report.requestId), report }),
       connect,
     }),
   );

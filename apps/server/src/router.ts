@@ -10,7 +10,6 @@ import { connectRequestOptions, createTranscodingRouter, type TranscodingRouter 
 import type { Logger } from "pino";
 import { createCancelledCallInterceptor } from "./interceptors/cancelled-call.js";
 import { createErrorInterceptor } from "./interceptors/errors.js";
-import { createOutcomeInterceptor } from "./interceptors/outcome.js";
 import { createValidationInterceptor } from "./interceptors/validation.js";
 import type { Metrics } from "./observe/metrics.js";
 import { restApi, services } from "./services/api.js";
@@ -44,7 +43,7 @@ export function createRouter(deps: RouterDependencies): TranscodingRouter {
   const router = createTranscodingRouter({
     interceptors: interceptorChain(deps),
     ...connectRequestOptions(deps.maxRequestBodyBytes),
-    // The code of a call refused before the interceptors, for the access log and metrics.
+    // The code of a call connect-es's handlers answer, for the access log and metrics.
     requestGate: recordAnsweredCode,
   });
   router.service(
@@ -61,8 +60,8 @@ export function createRouter(deps: RouterDependencies): TranscodingRouter {
 }
 
 /**
- * The interceptors every call passes, outermost first, and why in this order:
- * 0. outcome: notes the method and the code the client gets, for the access log, metrics, trace;
+ * The interceptors every call passes, outermost first, and why in this order (the code of the
+ * call's answer is reported by the layer that writes it, outside the chain: see app.ts):
  * 1. errors: sees every failure, the others' included, and turns it into the code the client gets;
  * 2. auth: the token and the method's scope, before anything is spent on the call (reflection and
  *    health are public: gRPC tooling lists the API, and load balancers probe it, without a token);
@@ -76,7 +75,6 @@ export function createRouter(deps: RouterDependencies): TranscodingRouter {
  */
 function interceptorChain(deps: RouterDependencies): Interceptor[] {
   const chain: Interceptor[] = [
-    createOutcomeInterceptor(),
     createErrorInterceptor(deps.logger),
     createAuthInterceptor({
       verify: deps.verify,

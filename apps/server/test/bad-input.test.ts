@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFolder, listProjects, VIAS } from "./api.js";
 import { startTestServer, type TestServer } from "./harness.js";
 import { RAW_PROTOCOLS, rawCall } from "./raw-rpc.js";
+import { folderCount, newCaller } from "./workspace.js";
 
 const CREATE_FOLDER = "/folio.v1.FolderService/CreateFolder";
 
@@ -17,19 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
 });
-
-/** A caller of its own org, so that its folder count starts at zero. */
-async function newCaller() {
-  const orgId = randomUUID();
-  return { orgId, token: await server.issuer.sign({ org_id: orgId }) };
-}
-
-async function folderCount(orgId: string): Promise<number> {
-  const rows = await server.sql<{ n: string }>("select count(*) as n from folders where org_id = $1", [
-    orgId,
-  ]);
-  return Number(rows[0]?.n);
-}
 
 /** A binary CreateFolderRequest with `name` as raw bytes (field 1, length-delimited). */
 function nameMessage(name: Buffer): Buffer {
@@ -54,7 +42,7 @@ describe.each(VIAS)("ListProjects filters over %s", (via) => {
   it.each(["namePrefix", "city", "country", "postalCode"])(
     "refuses a NUL in %s, naming the field",
     async (field) => {
-      const { token } = await newCaller();
+      const { token } = await newCaller(server);
       const outcome = await listProjects(server, via, { [field]: "a\0b" }, { token });
       expect(outcome.code).toBe("invalid_argument");
       if (via === "rest") expect(outcome.status).toBe(400);
@@ -79,25 +67,25 @@ describe.each(VIAS)("folder names over %s", (via) => {
     ["a plane-1 noncharacter", "Report\u{1FFFE}"],
     ["nothing but invisible characters", "\u200B\u200D\u2060"],
   ])("refuses a name with %s, writing nothing", async (_case, name) => {
-    const { orgId, token } = await newCaller();
+    const { orgId, token } = await newCaller(server);
     const outcome = await createFolder(server, via, { name }, { token });
     expect(outcome.code).toBe("invalid_argument");
     if (via === "rest") expect(outcome.status).toBe(400);
     expect(outcome.fieldViolations).toEqual(["name"]);
-    expect(await folderCount(orgId)).toBe(0);
+    expect(await folderCount(server, orgId)).toBe(0);
   });
 
   it("keeps two siblings that differ only by invisible characters from both existing", async () => {
-    const { orgId, token } = await newCaller();
+    const { orgId, token } = await newCaller(server);
     expect((await createFolder(server, via, { name: "Report" }, { token })).code).toBe("ok");
     for (const lookalike of ["Re\u200Bport", "Report\u200D", "\u2066Report\u2069", "Report\uFFFF"]) {
       expect((await createFolder(server, via, { name: lookalike }, { token })).code).toBe("invalid_argument");
     }
-    expect(await folderCount(orgId)).toBe(1);
+    expect(await folderCount(server, orgId)).toBe(1);
   });
 
   it("accepts emoji sequences joined by zero-width joiners", async () => {
-    const { token } = await newCaller();
+    const { token } = await newCaller(server);
     const outcome = await createFolder(server, via, { name: "👩🏽\u200D💻 Team ❤\uFE0F\u200D🔥" }, { token });
     expect(outcome.code).toBe("ok");
   });
@@ -105,16 +93,16 @@ describe.each(VIAS)("folder names over %s", (via) => {
 
 describe("request bodies over Connect, gRPC and gRPC-Web", () => {
   it.each(RAW_PROTOCOLS)("refuses a truncated binary message over %s, writing nothing", async (protocol) => {
-    const { orgId, token } = await newCaller();
+    const { orgId, token } = await newCaller(server);
     // Announces a 20-byte name, ends after 3.
     const truncated = Buffer.from([0x0a, 20, 0x61, 0x62, 0x63]);
     const outcome = await rawCall(server.baseUrl, protocol, CREATE_FOLDER, truncated, { token });
     expect(outcome.code).toBe("invalid_argument");
-    expect(await folderCount(orgId)).toBe(0);
+    expect(await folderCount(server, orgId)).toBe(0);
   });
 
   it.each(RAW_PROTOCOLS)("refuses a name that is not UTF-8 over %s, writing nothing", async (protocol) => {
-    const { orgId, token } = await newCaller();
+    const { orgId, token } = await newCaller(server);
     const outcome = await rawCall(
       server.baseUrl,
       protocol,
@@ -123,30 +111,30 @@ describe("request bodies over Connect, gRPC and gRPC-Web", () => {
       { token },
     );
     expect(outcome.code).toBe("invalid_argument");
-    expect(await folderCount(orgId)).toBe(0);
+    expect(await folderCount(server, orgId)).toBe(0);
   });
 
   it("refuses JSON that is not UTF-8 over Connect, writing nothing", async () => {
-    const { orgId, token } = await newCaller();
+    const { orgId, token } = await newCaller(server);
     const body = Buffer.concat([Buffer.from('{"name":"a'), Buffer.from([0xff]), Buffer.from('b"}')]);
     const outcome = await rawCall(server.baseUrl, "connect", CREATE_FOLDER, body, { token, json: true });
     expect(outcome.code).toBe("invalid_argument");
-    expect(await folderCount(orgId)).toBe(0);
+    expect(await folderCount(server, orgId)).toBe(0);
   });
 
   it.each([
     ["orgId", { name: "Mine", orgId: randomUUID() }],
     ["visibility", { name: "Mine", visibility: "public" }],
   ])("refuses the unknown JSON field %s over Connect, writing nothing", async (_field, request) => {
-    const { orgId, token } = await newCaller();
+    const { orgId, token } = await newCaller(server);
     const body = Buffer.from(JSON.stringify(request));
     const outcome = await rawCall(server.baseUrl, "connect", CREATE_FOLDER, body, { token, json: true });
     expect(outcome.code).toBe("invalid_argument");
-    expect(await folderCount(orgId)).toBe(0);
+    expect(await folderCount(server, orgId)).toBe(0);
   });
 
   it("refuses a gzip body that does not inflate over Connect", async () => {
-    const { token } = await newCaller();
+    const { token } = await newCaller(server);
     const notGzip = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x01, 0x02]);
     const outcome = await rawCall(server.baseUrl, "connect", CREATE_FOLDER, notGzip, { token, gzip: true });
     expect(outcome.code).toBe("invalid_argument");
@@ -155,7 +143,7 @@ describe("request bodies over Connect, gRPC and gRPC-Web", () => {
 
 describe("REST request bodies", () => {
   it("refuses JSON that is not UTF-8 and unknown fields, writing nothing", async () => {
-    const { orgId, token } = await newCaller();
+    const { orgId, token } = await newCaller(server);
     for (const body of [
       Buffer.concat([Buffer.from('{"name":"a'), Buffer.from([0xff]), Buffer.from('b"}')]),
       Buffer.from(JSON.stringify({ name: "Mine", orgId: randomUUID() })),
@@ -168,20 +156,20 @@ describe("REST request bodies", () => {
       expect(response.status).toBe(400);
       expect(((await response.json()) as { error: { code: string } }).error.code).toBe("invalid_argument");
     }
-    expect(await folderCount(orgId)).toBe(0);
+    expect(await folderCount(server, orgId)).toBe(0);
   });
 });
 
 describe("request targets under /api/", () => {
   it("serves a path with doubled leading slashes as the REST route", async () => {
-    const { orgId, token } = await newCaller();
+    const { orgId, token } = await newCaller(server);
     const response = await fetch(`${server.baseUrl}//api/v1/folders`, {
       method: "POST",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
       body: JSON.stringify({ name: "Slashes" }),
     });
     expect(response.status).toBe(201);
-    expect(await folderCount(orgId)).toBe(1);
+    expect(await folderCount(server, orgId)).toBe(1);
   });
 
   it("answers an unknown path under //api/ with the envelope", async () => {
@@ -191,7 +179,7 @@ describe("request targets under /api/", () => {
   });
 
   it("serves an absolute-form request target (RFC 9112, section 3.2.2)", async () => {
-    const { orgId, token } = await newCaller();
+    const { orgId, token } = await newCaller(server);
     const { port } = new URL(server.baseUrl);
     const body = JSON.stringify({ name: "Absolute" });
     const status = await new Promise<number>((resolve, reject) => {
@@ -216,13 +204,13 @@ describe("request targets under /api/", () => {
       request.end(body);
     });
     expect(status).toBe(201);
-    expect(await folderCount(orgId)).toBe(1);
+    expect(await folderCount(server, orgId)).toBe(1);
   });
 });
 
 describe("requests Node's HTTP parser refuses", () => {
   it("answers a NUL in a header with a 400 envelope, writing nothing", async () => {
-    const { orgId, token } = await newCaller();
+    const { orgId, token } = await newCaller(server);
     const body = JSON.stringify({ name: "Nul" });
     const { status, body: answer } = await rawExchange(
       [
@@ -238,7 +226,7 @@ describe("requests Node's HTTP parser refuses", () => {
     );
     expect(status).toBe(400);
     expect(JSON.parse(answer)).toMatchObject({ error: { code: "invalid_argument", details: [] } });
-    expect(await folderCount(orgId)).toBe(0);
+    expect(await folderCount(server, orgId)).toBe(0);
   });
 
   it("answers headers too large with a 431 envelope", async () => {

@@ -7,6 +7,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFolder, type Outcome, VIAS } from "./api.js";
 import { startTestServer, type TestServer } from "./harness.js";
+import { folderCount, newCaller } from "./workspace.js";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -16,21 +17,6 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** A caller of its own org, so every test starts from an empty workspace. */
-async function newCaller(scope = "files:upload project:read") {
-  const orgId = randomUUID();
-  const userId = randomUUID();
-  const token = await server.issuer.sign({ sub: userId, org_id: orgId, scope });
-  return { orgId, userId, token };
-}
-
-async function folderCount(orgId: string): Promise<number> {
-  const rows = await server.sql<{ n: string }>("select count(*) as n from folders where org_id = $1", [
-    orgId,
-  ]);
-  return Number(rows[0]?.n);
-}
-
 function folderOf(outcome: Outcome): JsonObject {
   expect(outcome.code, JSON.stringify(outcome.json)).toBe("ok");
   return outcome.json?.folder as JsonObject;
@@ -38,7 +24,7 @@ function folderOf(outcome: Outcome): JsonObject {
 
 describe.each(VIAS)("CreateFolder over %s", (via) => {
   it("stores the name trimmed and in NFC, the colour as lower-case #rrggbb, and no colour as null", async () => {
-    const { orgId, token } = await newCaller();
+    const { orgId, token } = await newCaller(server);
     const decomposed = "  Cafe\u0301 Plans \t";
     const folder = folderOf(await createFolder(server, via, { name: decomposed, color: "#AbC" }, { token }));
     expect(folder).toMatchObject({ name: "Caf\u00e9 Plans", color: "#aabbcc", orgId });
@@ -72,16 +58,16 @@ describe.each(VIAS)("CreateFolder over %s", (via) => {
     ["DEL", "del\u007f"],
     ["256 characters", "x".repeat(256)],
   ])("refuses a name that is %s with 400 naming the field, and creates nothing", async (_, name) => {
-    const { orgId, token } = await newCaller();
+    const { orgId, token } = await newCaller(server);
     const outcome = await createFolder(server, via, { name }, { token });
     expect(outcome.code).toBe("invalid_argument");
     if (via === "rest") expect(outcome.status).toBe(400);
     expect(outcome.fieldViolations).toEqual(["name"]);
-    expect(await folderCount(orgId)).toBe(0);
+    expect(await folderCount(server, orgId)).toBe(0);
   });
 
   it("counts characters, not UTF-16 units: 255 astral characters are a valid name", async () => {
-    const { token } = await newCaller();
+    const { token } = await newCaller(server);
     const name = "\u{1d11e}".repeat(255);
     expect(folderOf(await createFolder(server, via, { name }, { token })).name).toBe(name);
   });
@@ -89,16 +75,16 @@ describe.each(VIAS)("CreateFolder over %s", (via) => {
   it.each([["red"], ["#12"], ["#1234"], ["#ggg"], ["123456"], [""]])(
     "refuses the colour %j with 400",
     async (color) => {
-      const { orgId, token } = await newCaller();
+      const { orgId, token } = await newCaller(server);
       const outcome = await createFolder(server, via, { name: "Tinted", color }, { token });
       expect(outcome.code).toBe("invalid_argument");
       expect(outcome.fieldViolations).toEqual(["color"]);
-      expect(await folderCount(orgId)).toBe(0);
+      expect(await folderCount(server, orgId)).toBe(0);
     },
   );
 
   it("lists every invalid field at once", async () => {
-    const { token } = await newCaller();
+    const { token } = await newCaller(server);
     const outcome = await createFolder(
       server,
       via,
@@ -109,7 +95,7 @@ describe.each(VIAS)("CreateFolder over %s", (via) => {
   });
 
   it("creates a subfolder; a parent that is missing or another org's is 404 not_found", async () => {
-    const { orgId, token } = await newCaller();
+    const { orgId, token } = await newCaller(server);
     const parent = folderOf(await createFolder(server, via, { name: "Parent" }, { token }));
     const child = folderOf(
       await createFolder(server, via, { name: "Child", parentId: parent.id as string }, { token }),
@@ -117,7 +103,7 @@ describe.each(VIAS)("CreateFolder over %s", (via) => {
     expect(child.parentId).toBe(parent.id);
 
     const missing = await createFolder(server, via, { name: "Orphan", parentId: randomUUID() }, { token });
-    const other = await newCaller();
+    const other = await newCaller(server);
     const foreign = await createFolder(
       server,
       via,
@@ -128,12 +114,12 @@ describe.each(VIAS)("CreateFolder over %s", (via) => {
       expect(outcome.code).toBe("not_found");
       if (via === "rest") expect(outcome.status).toBe(404);
     }
-    expect(await folderCount(orgId)).toBe(2);
-    expect(await folderCount(other.orgId)).toBe(0);
+    expect(await folderCount(server, orgId)).toBe(2);
+    expect(await folderCount(server, other.orgId)).toBe(0);
   });
 
   it("keeps sibling names unique case-insensitively: 409 already_exists with the existing folder's id", async () => {
-    const { orgId, token } = await newCaller();
+    const { orgId, token } = await newCaller(server);
     const first = folderOf(await createFolder(server, via, { name: "Stra\u00dfe" }, { token }));
     for (const name of ["STRASSE", "strasse", " Stra\u00dfe "]) {
       const clash = await createFolder(server, via, { name }, { token });
@@ -156,13 +142,13 @@ describe.each(VIAS)("CreateFolder over %s", (via) => {
       { token },
     );
     expect(childClash.errorInfo).toEqual({ reason: "FOLDER_NAME_TAKEN", metadata: { folderId: child.id } });
-    const other = await newCaller();
+    const other = await newCaller(server);
     folderOf(await createFolder(server, via, { name: "Stra\u00dfe" }, { token: other.token }));
-    expect(await folderCount(orgId)).toBe(2);
+    expect(await folderCount(server, orgId)).toBe(2);
   });
 
   it("checks in order: authentication, scope, validation, parent, name clash", async () => {
-    const { token } = await newCaller();
+    const { token } = await newCaller(server);
     folderOf(await createFolder(server, via, { name: "Taken" }, { token }));
     const readOnly = await server.issuer.sign({ scope: "project:read" });
     const invalidAndMissing = { name: "", parentId: randomUUID() };
@@ -185,7 +171,7 @@ describe.each(VIAS)("idempotent CreateFolder over %s", (via) => {
   const withKey = (token: string, key: string) => ({ token, headers: { "idempotency-key": key } });
 
   it("replays the first response for a retry with the same key and request", async () => {
-    const { orgId, token } = await newCaller();
+    const { orgId, token } = await newCaller(server);
     const key = randomUUID();
     const first = await createFolder(server, via, { name: "Reports", color: "#fff" }, withKey(token, key));
     const retry = await createFolder(
@@ -197,11 +183,11 @@ describe.each(VIAS)("idempotent CreateFolder over %s", (via) => {
     expect(retry.code).toBe("ok");
     expect(retry.status).toBe(first.status);
     expect(retry.json).toEqual(first.json);
-    expect(await folderCount(orgId)).toBe(1);
+    expect(await folderCount(server, orgId)).toBe(1);
   });
 
   it("takes the key from the request_id field too (AIP-155), and refuses a field that differs from the header", async () => {
-    const { orgId, token } = await newCaller();
+    const { orgId, token } = await newCaller(server);
     const key = randomUUID();
     const first = folderOf(await createFolder(server, via, { name: "By field", requestId: key }, { token }));
     const byHeader = folderOf(await createFolder(server, via, { name: "By field" }, withKey(token, key)));
@@ -216,22 +202,22 @@ describe.each(VIAS)("idempotent CreateFolder over %s", (via) => {
     expect(both.fieldViolations).toEqual(["requestId"]);
     const blank = await createFolder(server, via, { name: "Blank key" }, withKey(token, " "));
     expect(blank.code).toBe("invalid_argument");
-    expect(await folderCount(orgId)).toBe(1);
+    expect(await folderCount(server, orgId)).toBe(1);
   });
 
   it("refuses the same key with a different request: 409 already_exists, reason IDEMPOTENCY_KEY_REUSED", async () => {
-    const { orgId, token } = await newCaller();
+    const { orgId, token } = await newCaller(server);
     const key = randomUUID();
     folderOf(await createFolder(server, via, { name: "Original" }, withKey(token, key)));
     const reused = await createFolder(server, via, { name: "Something else" }, withKey(token, key));
     expect(reused.code).toBe("already_exists");
     if (via === "rest") expect(reused.status).toBe(409);
     expect(reused.errorInfo?.reason).toBe("IDEMPOTENCY_KEY_REUSED");
-    expect(await folderCount(orgId)).toBe(1);
+    expect(await folderCount(server, orgId)).toBe(1);
   });
 
   it("scopes keys to the user: another user's key is another key", async () => {
-    const { orgId, token } = await newCaller();
+    const { orgId, token } = await newCaller(server);
     const colleague = await server.issuer.sign({ sub: randomUUID(), org_id: orgId });
     const key = randomUUID();
     folderOf(await createFolder(server, via, { name: "Shared name" }, withKey(token, key)));
@@ -241,7 +227,7 @@ describe.each(VIAS)("idempotent CreateFolder over %s", (via) => {
   });
 
   it("remembers only a created folder: a request that failed can be retried with its key", async () => {
-    const { orgId, token } = await newCaller();
+    const { orgId, token } = await newCaller(server);
     const taken = folderOf(await createFolder(server, via, { name: "Busy" }, { token }));
     const key = randomUUID();
     expect((await createFolder(server, via, { name: "Busy" }, withKey(token, key))).code).toBe(
@@ -249,11 +235,11 @@ describe.each(VIAS)("idempotent CreateFolder over %s", (via) => {
     );
     await server.sql("delete from folders where id = $1", [taken.id]);
     expect((await createFolder(server, via, { name: "Busy" }, withKey(token, key))).code).toBe("ok");
-    expect(await folderCount(orgId)).toBe(1);
+    expect(await folderCount(server, orgId)).toBe(1);
   });
 
   it("forgets a key after 24 hours", async () => {
-    const { orgId, userId, token } = await newCaller();
+    const { orgId, userId, token } = await newCaller(server);
     const key = randomUUID();
     folderOf(await createFolder(server, via, { name: "Day one" }, withKey(token, key)));
     const [row] = await server.sql<{ hours: number }>(
@@ -267,7 +253,7 @@ describe.each(VIAS)("idempotent CreateFolder over %s", (via) => {
     );
     // An expired key is a new key: a different request under it runs.
     folderOf(await createFolder(server, via, { name: "Day two" }, withKey(token, key)));
-    expect(await folderCount(orgId)).toBe(2);
+    expect(await folderCount(server, orgId)).toBe(2);
     await server.sql(
       "update idempotency_keys set expires_at = now() - interval '1 second' where org_id = $1",
       [orgId],
@@ -276,34 +262,39 @@ describe.each(VIAS)("idempotent CreateFolder over %s", (via) => {
     expect(await server.sql("select 1 from idempotency_keys where org_id = $1", [orgId])).toHaveLength(0);
   });
 
-  it("creates exactly one folder for 50 parallel requests with one key", async () => {
-    const { orgId, token } = await newCaller();
-    const key = randomUUID();
-    const outcomes = await Promise.all(
-      Array.from({ length: 50 }, () => createFolder(server, via, { name: "Once" }, withKey(token, key))),
-    );
-    expect(await folderCount(orgId)).toBe(1);
-    const [row] = await server.sql<{ id: string }>("select id from folders where org_id = $1", [orgId]);
-    for (const outcome of outcomes) {
-      if (outcome.code === "ok") {
-        expect(folderOf(outcome).id).toBe(row?.id);
-        if (via === "rest") expect(outcome.status).toBe(201);
-      } else {
-        // Still running when this one arrived: retryable, and says when.
-        expect(outcome.code).toBe("aborted");
-        if (via === "rest") expect(outcome.status).toBe(409);
-        expect(outcome.errorInfo?.reason).toBe("REQUEST_IN_PROGRESS");
-        expect(outcome.headers.get("retry-after")).toBe("1");
+  it.each([50, 16])(
+    "creates exactly one folder for %i parallel first attempts with one new key",
+    async (attempts) => {
+      const { orgId, token } = await newCaller(server);
+      const key = randomUUID();
+      const outcomes = await Promise.all(
+        Array.from({ length: attempts }, () =>
+          createFolder(server, via, { name: "Once" }, withKey(token, key)),
+        ),
+      );
+      expect(await folderCount(server, orgId)).toBe(1);
+      const [row] = await server.sql<{ id: string }>("select id from folders where org_id = $1", [orgId]);
+      for (const outcome of outcomes) {
+        if (outcome.code === "ok") {
+          expect(folderOf(outcome).id).toBe(row?.id);
+          if (via === "rest") expect(outcome.status).toBe(201);
+        } else {
+          // Still running when this one arrived: retryable, and says when.
+          expect(outcome.code).toBe("aborted");
+          if (via === "rest") expect(outcome.status).toBe(409);
+          expect(outcome.errorInfo?.reason).toBe("REQUEST_IN_PROGRESS");
+          expect(outcome.headers.get("retry-after")).toBe("1");
+        }
       }
-    }
-    expect(outcomes.filter((o) => o.code === "ok").length).toBeGreaterThanOrEqual(1);
-    const retry = await createFolder(server, via, { name: "Once" }, withKey(token, key));
-    expect(folderOf(retry).id).toBe(row?.id);
-    if (via === "rest") expect(retry.status).toBe(201);
-  });
+      expect(outcomes.filter((o) => o.code === "ok").length).toBeGreaterThanOrEqual(1);
+      const retry = await createFolder(server, via, { name: "Once" }, withKey(token, key));
+      expect(folderOf(retry).id).toBe(row?.id);
+      if (via === "rest") expect(retry.status).toBe(201);
+    },
+  );
 
   it("answers 16 parallel retries of a completed create with its stored response, never 'still running'", async () => {
-    const { orgId, token } = await newCaller();
+    const { orgId, token } = await newCaller(server);
     const key = randomUUID();
     const first = folderOf(await createFolder(server, via, { name: "Done" }, withKey(token, key)));
     // Its 201 is in: nothing with this key runs any more, however many retries arrive at once.
@@ -317,30 +308,11 @@ describe.each(VIAS)("idempotent CreateFolder over %s", (via) => {
         expect(folderOf(retry).id).toBe(first.id);
       }
     }
-    expect(await folderCount(orgId)).toBe(1);
-  });
-
-  it("creates one folder for 16 parallel first attempts with one new key; the others replay or are told it runs", async () => {
-    const { orgId, token } = await newCaller();
-    const key = randomUUID();
-    const outcomes = await Promise.all(
-      Array.from({ length: 16 }, () => createFolder(server, via, { name: "First" }, withKey(token, key))),
-    );
-    expect(await folderCount(orgId)).toBe(1);
-    const [row] = await server.sql<{ id: string }>("select id from folders where org_id = $1", [orgId]);
-    for (const outcome of outcomes) {
-      if (outcome.code === "ok") {
-        expect(folderOf(outcome).id).toBe(row?.id);
-        if (via === "rest") expect(outcome.status).toBe(201);
-      } else {
-        expect(outcome.code, JSON.stringify(outcome.json)).toBe("aborted");
-        expect(outcome.errorInfo?.reason).toBe("REQUEST_IN_PROGRESS");
-      }
-    }
+    expect(await folderCount(server, orgId)).toBe(1);
   });
 
   it("creates one folder for 50 parallel requests of one name without a key; 49 get already_exists", async () => {
-    const { orgId, token } = await newCaller();
+    const { orgId, token } = await newCaller(server);
     const outcomes = await Promise.all(
       Array.from({ length: 50 }, () => createFolder(server, via, { name: "Race" }, { token })),
     );
@@ -350,13 +322,13 @@ describe.each(VIAS)("idempotent CreateFolder over %s", (via) => {
     const refused = outcomes.filter((o) => o.code === "already_exists");
     expect(refused).toHaveLength(49);
     for (const outcome of refused) expect(outcome.errorInfo?.metadata.folderId).toBe(id);
-    expect(await folderCount(orgId)).toBe(1);
+    expect(await folderCount(server, orgId)).toBe(1);
   });
 });
 
 describe("idempotency keys across protocols", () => {
   it("replays over Connect a folder created over REST with the same key", async () => {
-    const { token } = await newCaller();
+    const { token } = await newCaller(server);
     const key = randomUUID();
     const rest = folderOf(
       await createFolder(server, "rest", { name: "Both" }, { token, headers: { "idempotency-key": key } }),
@@ -371,7 +343,7 @@ describe("idempotency keys across protocols", () => {
 describe.each(["grpc", "grpc-web"] as const)("CreateFolder over %s", (protocol) => {
   it("checks in the same order, and replays by request_id", async () => {
     const client = createClient(FolderService, server.transport(protocol));
-    const { orgId, token } = await newCaller();
+    const { orgId, token } = await newCaller(server);
     const code = (call: Promise<unknown>) =>
       call.then(
         () => "ok",
@@ -393,7 +365,7 @@ describe.each(["grpc", "grpc-web"] as const)("CreateFolder over %s", (protocol) 
     const first = await client.createFolder({ name: "Keyed", requestId }, auth(token));
     const again = await client.createFolder({ name: "Keyed", requestId }, auth(token));
     expect(again.folder?.id).toBe(first.folder?.id);
-    expect(await folderCount(orgId)).toBe(2);
+    expect(await folderCount(server, orgId)).toBe(2);
   });
 });
 

@@ -1,7 +1,8 @@
 // The code of every request, as the client got it, in its access log line and in the
-// folio_rpc_requests_total metric: written by the layer that decided it (the interceptors for a
-// call, the transcoder for a REST request it refused, connect-es for a message it could not read,
-// the connect handler for a path that is no procedure), never guessed back from a status.
+// folio_rpc_requests_total metric: reported by the layer that answered it (the transcoder for a
+// REST request, the in-process unary path for the calls it serves, connect-es for a message it
+// could not read, the connect handler for a path that is no procedure), never guessed back from a
+// status.
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { ProjectService } from "@folio/proto";

@@ -2,7 +2,6 @@
 // as a client of each protocol meets them: invalid_argument with a google.rpc.BadRequest naming
 // every field at fault by its JSON name, with a sentence for each; and only after authentication,
 // scope and rate limit. Nothing is written for a refused request.
-import { randomUUID } from "node:crypto";
 import { fromJson, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { ConnectError, createClient } from "@connectrpc/connect";
 import { BadRequestSchema, codeToString } from "@folio/googleapis";
@@ -14,6 +13,7 @@ import {
 } from "@folio/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROTOCOLS, startTestServer, type TestServer } from "./harness.js";
+import { folderCount, newCaller } from "./workspace.js";
 
 /** REST and the three RPC protocols. */
 const ALL = ["rest", ...PROTOCOLS] as const;
@@ -34,18 +34,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
 });
-
-async function newCaller(scope = "files:upload project:read") {
-  const orgId = randomUUID();
-  return { orgId, token: await server.issuer.sign({ org_id: orgId, scope }) };
-}
-
-async function folderCount(orgId: string): Promise<number> {
-  const rows = await server.sql<{ n: string }>("select count(*) as n from folders where org_id = $1", [
-    orgId,
-  ]);
-  return Number(rows[0]?.n);
-}
 
 function headersOf(token: string | null, extra: Record<string, string>): Record<string, string> {
   return { ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...extra };
@@ -174,19 +162,19 @@ describe.each(ALL)("CreateFolder's rules over %s", (protocol) => {
   ])(
     "refuses %s: invalid_argument naming the field, nothing written",
     async (_, request, headers, field, description) => {
-      const { orgId, token } = await newCaller();
+      const { orgId, token } = await newCaller(server);
       const answer = await createFolder(protocol, request, token, headers);
       expect(answer).toEqual({
         code: "invalid_argument",
         ...(protocol === "rest" ? { status: 400 } : {}),
         violations: [{ field, description }],
       });
-      expect(await folderCount(orgId)).toBe(0);
+      expect(await folderCount(server, orgId)).toBe(0);
     },
   );
 
   it("lists every field at fault: three bad fields are three violations, in the order of the fields", async () => {
-    const { orgId, token } = await newCaller();
+    const { orgId, token } = await newCaller(server);
     const answer = await createFolder(protocol, { color: "blue", parentId: "nope", name: ".." }, token);
     expect(answer.code).toBe("invalid_argument");
     expect(answer.violations).toEqual([
@@ -208,11 +196,11 @@ describe.each(ALL)("CreateFolder's rules over %s", (protocol) => {
       { field: "requestId", description: "differs from the Idempotency-Key header" },
       { field: "Idempotency-Key", description: KEY_RULE },
     ]);
-    expect(await folderCount(orgId)).toBe(0);
+    expect(await folderCount(server, orgId)).toBe(0);
   });
 
   it("judges the name trimmed and in NFC: what the rules see as sent refuses nothing valid", async () => {
-    const { token } = await newCaller();
+    const { token } = await newCaller(server);
     for (const name of [
       // White space around the name may be long, and of control characters.
       `${" ".repeat(300)}\t Padded \n\r${"\u3000".repeat(300)}`,
@@ -235,7 +223,7 @@ describe.each(ALL)("CreateFolder's rules over %s", (protocol) => {
     expect(unauthenticated.code).toBe("unauthenticated");
     if (protocol === "rest") expect(unauthenticated.status).toBe(401);
     expect(unauthenticated.violations).toEqual([]);
-    const { token } = await newCaller("project:read");
+    const { token } = await newCaller(server, "project:read");
     const forbidden = await createFolder(protocol, bad, token);
     expect(forbidden.code).toBe("permission_denied");
     if (protocol === "rest") expect(forbidden.status).toBe(403);
@@ -267,7 +255,7 @@ describe.each(ALL)("ListProjects's rules over %s", (protocol) => {
       "is not a token of this listing (malformed, altered, or issued for another organisation or filter)",
     ],
   ])("refuses %s: invalid_argument naming the field", async (_, request, field, description) => {
-    const { token } = await newCaller();
+    const { token } = await newCaller(server);
     expect(await listProjects(protocol, request, token)).toEqual({
       code: "invalid_argument",
       ...(protocol === "rest" ? { status: 400 } : {}),
@@ -276,7 +264,7 @@ describe.each(ALL)("ListProjects's rules over %s", (protocol) => {
   });
 
   it("lists three bad fields as three violations, in the order of the fields", async () => {
-    const { token } = await newCaller();
+    const { token } = await newCaller(server);
     const answer = await listProjects(protocol, { city: "\0", pageToken: "%%", pageSize: -5 }, token);
     expect(answer.violations.map((violation) => violation.field)).toEqual(["pageSize", "pageToken", "city"]);
   });
@@ -284,7 +272,7 @@ describe.each(ALL)("ListProjects's rules over %s", (protocol) => {
   it("checks authentication and scope before the request", async () => {
     const bad = { pageSize: -1, city: "\0" };
     expect((await listProjects(protocol, bad, null)).code).toBe("unauthenticated");
-    const { token } = await newCaller("files:upload");
+    const { token } = await newCaller(server, "files:upload");
     const forbidden = await listProjects(protocol, bad, token);
     expect(forbidden.code).toBe("permission_denied");
     if (protocol === "rest") expect(forbidden.status).toBe(403);

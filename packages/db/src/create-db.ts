@@ -1,15 +1,14 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
+import { databaseEdge, type OnQueryFailure } from "./database-edge.js";
 import { rethrowMapped } from "./database-errors.js";
-import { type FolderQueries, folderQueries } from "./folders.js";
 import { PrismaClient } from "./gen/prisma/client.js";
-import { type IdempotencyKeyQueries, idempotencyKeyQueries } from "./idempotency-keys.js";
 import { pendingMigrations } from "./migrate.js";
-import { type ProjectPageQuery, type ProjectQueries, projectQueries } from "./projects.js";
 import { canWrite, dropReadOnlyConnections } from "./read-only-connections.js";
 import { REPLICA_LAG_SQL, type ReadRoute, routeReads } from "./replica-reads.js";
 import { type SessionTimeouts, sessionTimeouts, startupParameters } from "./session-settings.js";
-import { type RunSql, sqlInTransaction, sqlOnPool } from "./sql-statements.js";
+import { sqlInTransaction, sqlOnPool } from "./sql-runner.js";
+import { type QueriesOf, TABLES, type TableList } from "./tables.js";
 import { writeSlots } from "./write-slots.js";
 
 /** Options of {@link createDb}. */
@@ -28,6 +27,8 @@ export interface CreateDbOptions {
   readonly lockTimeoutMs?: number;
   /** Told of errors of idle connections (the server went away); they never reach a query. */
   readonly onConnectionError?: (error: Error) => void;
+  /** Told once of each query that fails, with its reason (for metrics); see {@link OnQueryFailure}. */
+  readonly onQueryFailure?: OnQueryFailure;
   /** Replicas to serve project listings from (a pool of their own); absent: every query on `url`. */
   readonly replica?: ReplicaOptions;
 }
@@ -46,12 +47,8 @@ export interface ReplicaOptions {
   readonly onRouteChange?: (route: ReadRoute, reason: string) => void;
 }
 
-/** The queries of Folio, by table. */
-export interface Queries {
-  readonly folders: FolderQueries;
-  readonly projects: ProjectQueries;
-  readonly idempotencyKeys: IdempotencyKeyQueries;
-}
+/** The queries of Folio, by table (`tables.ts`). */
+export type Queries = QueriesOf<typeof TABLES>;
 
 /** Connections of the pool right now. */
 export interface PoolStats {
@@ -62,12 +59,15 @@ export interface PoolStats {
 }
 
 /** The Folio database: its queries, transactions, and the pool behind them. */
-export interface Db extends Queries {
+export interface Db extends Queries, DbControls<Queries> {}
+
+/** What a database offers besides its tables' queries `Q`. */
+export interface DbControls<Q> {
   /**
    * Runs `work` in one transaction: its queries commit together or not at all. Failures of the
    * database (unreachable, timeouts) reject with `DatabaseUnavailableError`.
    */
-  transaction<T>(work: (tx: Queries) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: Q) => Promise<T>): Promise<T>;
   /** True when the database answers a query now. */
   ping(): Promise<boolean>;
   /**
@@ -91,46 +91,39 @@ export interface Db extends Queries {
 
 /** Connects to the database at `url` through a `pg` pool. Apply migrations first. */
 export function createDb(url: string, options: CreateDbOptions): Db {
+  return createDbOf(TABLES, url, options);
+}
+
+/** {@link createDb} for the tables of `tables` (Folio's are `TABLES`). */
+export function createDbOf<T extends TableList>(
+  tables: T,
+  url: string,
+  options: CreateDbOptions,
+): QueriesOf<T> & DbControls<QueriesOf<T>> {
   if (!Number.isInteger(options.poolSize) || options.poolSize < 1) {
     throw new RangeError(`poolSize must be a positive integer, got ${options.poolSize}`);
   }
   const acquireTimeoutMs = options.acquireTimeoutMs ?? 10_000;
   const timeouts = sessionTimeouts(options);
-  const { statementTimeoutMs } = timeouts;
   const onConnectionError = options.onConnectionError ?? (() => undefined);
   const pool = openPool(url, options.poolSize, acquireTimeoutMs, timeouts, onConnectionError);
-  const prisma = prismaOn(pool, acquireTimeoutMs, statementTimeoutMs, onConnectionError);
-  const queriesOn = (client: Parameters<typeof folderQueries>[0], sql: RunSql): Queries => ({
-    folders: folderQueries(client, sql),
-    projects: projectQueries(client, sql),
-    idempotencyKeys: idempotencyKeyQueries(client),
-  });
+  const prisma = prismaOn(pool, acquireTimeoutMs, timeouts.statementTimeoutMs, onConnectionError);
+  const edge = databaseEdge(tables, options.onQueryFailure);
   // Writes may hold all but a quarter of the connections: when a lock blocks them (another
   // session holds `folders`), reads keep connections of their own and stay prompt.
   const asWrite = writeSlots(
     Math.max(1, options.poolSize - Math.ceil(options.poolSize / 4)),
     acquireTimeoutMs,
   );
-  const root = mapFailures(queriesOn(prisma, sqlOnPool(pool)));
   const replica =
-    options.replica === undefined ? undefined : openReplica(options.replica, timeouts, onConnectionError);
+    options.replica === undefined
+      ? undefined
+      : openReplica(tables, options.replica, timeouts, onConnectionError);
   return {
-    ...root,
-    folders: { create: (folder) => asWrite(() => root.folders.create(folder)) },
-    projects:
-      replica === undefined
-        ? root.projects
-        : {
-            ...root.projects,
-            page: (query) =>
-              replica.routing.read(
-                () => replica.page(query),
-                () => root.projects.page(query),
-              ),
-          },
+    ...edge.onPool(sqlOnPool(pool), prisma, { asWrite, ...(replica === undefined ? {} : { replica }) }),
     transaction: (work) =>
-      asWrite(() =>
-        prisma.$transaction((tx) => work(queriesOn(tx, sqlInTransaction(tx)))).catch(rethrowMapped),
+      asWrite(() => prisma.$transaction((tx) => work(edge.inTransaction(sqlInTransaction(tx), tx)))).catch(
+        edge.transactionFailed,
       ),
     async ping() {
       try {
@@ -204,8 +197,9 @@ function prismaOn(
   });
 }
 
-/** The replica pool, its queries, and the routing that checks its lag. */
-function openReplica(
+/** The replica pool, its queries (of the tables with replica reads), and the routing that checks its lag. */
+function openReplica<T extends TableList>(
+  tables: T,
   options: ReplicaOptions,
   timeouts: SessionTimeouts,
   onConnectionError: (error: Error) => void,
@@ -219,11 +213,16 @@ function openReplica(
     intervalMs: options.checkIntervalMs ?? 1_000,
     ...(options.onRouteChange === undefined ? {} : { onChange: options.onRouteChange }),
   });
-  const projects = projectQueries(prisma, sqlOnPool(pool));
+  const sql = sqlOnPool(pool);
+  const queries: Partial<QueriesOf<T>> = Object.fromEntries(
+    Object.entries(tables)
+      .filter(([, entry]) => (entry.replicaReads?.length ?? 0) > 0)
+      .map(([name, entry]) => [name, entry.queries(sql, prisma)]),
+  ) as Partial<QueriesOf<T>>;
   const selectOne = () => pool.query("SELECT 1").then(() => true);
   return {
     routing,
-    page: (query: ProjectPageQuery) => projects.page(query).catch(rethrowMapped),
+    queries,
     // Tried twice: a pooled connection that the load balancer cut (the replica it reached was
     // promoted) fails once, and the second try opens a connection to a replica that is one now.
     answers: () =>
@@ -235,22 +234,5 @@ function openReplica(
       await prisma.$disconnect();
       await pool.end();
     },
-  };
-}
-
-/** Wraps every query so that database failures reject as `DatabaseUnavailableError`. */
-function mapFailures(queries: Queries): Queries {
-  const wrap = <T extends object>(target: T): T =>
-    Object.fromEntries(
-      Object.entries(target).map(([name, query]) => [
-        name,
-        (...args: unknown[]) =>
-          (query as (...a: unknown[]) => Promise<unknown>)(...args).catch(rethrowMapped),
-      ]),
-    ) as T;
-  return {
-    folders: wrap(queries.folders),
-    projects: wrap(queries.projects),
-    idempotencyKeys: wrap(queries.idempotencyKeys),
   };
 }

@@ -1,5 +1,5 @@
 import { type Folder, Prisma } from "./gen/prisma/client.js";
-import type { RunSql } from "./sql-statements.js";
+import type { SqlRunner } from "./sql-runner.js";
 
 /** A folder to create; ids are the caller's org and user, `nameKey` the name as siblings compare it. */
 export interface NewFolder {
@@ -43,8 +43,8 @@ interface CreatedRow {
   created_at: Date | null;
 }
 
-/** Folder queries on `client` (the pool, or a transaction), its SQL statements run by `sql`. */
-export function folderQueries(client: Prisma.TransactionClient, sql: RunSql): FolderQueries {
+/** Folder queries, their statements run by `sql` (on the pool, or in a transaction). */
+export function folderQueries(sql: SqlRunner): FolderQueries {
   return {
     async create(folder) {
       // One statement checks the parent (in the folder's org) and inserts, so the usual create is
@@ -52,7 +52,7 @@ export function folderQueries(client: Prisma.TransactionClient, sql: RunSql): Fo
       // and compiles each model query anew, which cost more CPU than the rest of the request.
       // ON CONFLICT DO NOTHING instead of catching the unique violation: a violation would abort
       // the caller's transaction, and the clash is an answer, not a failure.
-      const [row] = await sql<CreatedRow>(
+      const [row] = await sql.rows<CreatedRow>(
         "INSERT folders",
         Prisma.sql`
           WITH parent AS (
@@ -73,11 +73,15 @@ export function folderQueries(client: Prisma.TransactionClient, sql: RunSql): Fo
       if (row.id !== null) return { kind: "created", folder: toFolder(row) };
       // A sibling holds the name. It committed before the insert skipped, so a new statement (a
       // new snapshot) sees it; the one above may not have.
-      const existing = await client.folder.findFirst({
-        where: { orgId: folder.orgId, parentId: folder.parentId, nameKey: folder.nameKey },
-        select: { id: true },
-      });
-      if (existing === null) throw new Error("folder insert skipped but no sibling has its name");
+      const [existing] = await sql.rows<{ id: string }>(
+        "SELECT folders",
+        Prisma.sql`
+          SELECT id FROM folders
+          WHERE org_id = ${folder.orgId}::uuid AND name_key = ${folder.nameKey}
+            AND ${folder.parentId === null ? Prisma.sql`parent_id IS NULL` : Prisma.sql`parent_id = ${folder.parentId}::uuid`}
+          LIMIT 1`,
+      );
+      if (existing === undefined) throw new Error("folder insert skipped but no sibling has its name");
       return { kind: "name-taken", existingId: existing.id };
     },
   };

@@ -1,4 +1,5 @@
-import type { Prisma } from "./gen/prisma/client.js";
+import { Prisma } from "./gen/prisma/client.js";
+import type { SqlRunner } from "./sql-runner.js";
 
 /** Who used a key, for what: keys are scoped to (org, user, operation). */
 export interface IdempotencyScope {
@@ -37,41 +38,52 @@ export interface IdempotencyKeyQueries {
 }
 
 /**
- * Idempotency-key queries on `client` (a transaction for all but purgeExpired). They are SQL
+ * Idempotency-key queries, run by `sql` (in a transaction for all but purgeExpired). They are SQL
  * because expiry is computed and compared with the database's `now()`, which Prisma's model API
  * cannot express.
  */
-export function idempotencyKeyQueries(client: Prisma.TransactionClient): IdempotencyKeyQueries {
+export function idempotencyKeyQueries(sql: SqlRunner): IdempotencyKeyQueries {
   return {
     async lock(scope) {
       // Advisory locks take a 64-bit key: the scope's hash. A collision of two scopes only makes
       // one wait for the other, never mixes their rows.
-      const [row] = await client.$queryRaw<{ locked: boolean }[]>`
-        SELECT pg_try_advisory_xact_lock(hashtextextended(${lockName(scope)}, 0)) AS locked`;
+      const [row] = await sql.rows<{ locked: boolean }>(
+        "SELECT pg_try_advisory_xact_lock",
+        Prisma.sql`SELECT pg_try_advisory_xact_lock(hashtextextended(${lockName(scope)}, 0)) AS locked`,
+      );
       return row?.locked === true;
     },
     async find(scope) {
       // Expiry is judged by the database's clock, the one that wrote it, not the app's.
-      const [row] = await client.$queryRaw<{ request_hash: string; response: Uint8Array }[]>`
-        SELECT request_hash, response FROM idempotency_keys
-        WHERE org_id = ${scope.orgId}::uuid AND user_id = ${scope.userId}::uuid
-          AND operation = ${scope.operation} AND key = ${scope.key} AND expires_at > now()`;
+      const [row] = await sql.rows<{ request_hash: string; response: Uint8Array }>(
+        "SELECT idempotency_keys",
+        Prisma.sql`
+          SELECT request_hash, response FROM idempotency_keys
+          WHERE org_id = ${scope.orgId}::uuid AND user_id = ${scope.userId}::uuid
+            AND operation = ${scope.operation} AND key = ${scope.key} AND expires_at > now()`,
+      );
       return row === undefined
         ? undefined
         : { requestHash: row.request_hash, response: new Uint8Array(row.response) };
     },
     async remember(scope, request, ttlSeconds) {
       // An expired row of the same key may still be there (it is purged hourly): replace it.
-      await client.$executeRaw`
-        INSERT INTO idempotency_keys (org_id, user_id, operation, key, request_hash, response, created_at, expires_at)
-        VALUES (${scope.orgId}::uuid, ${scope.userId}::uuid, ${scope.operation}, ${scope.key},
-                ${request.requestHash}, ${Buffer.from(request.response)}, now(), now() + make_interval(secs => ${ttlSeconds}))
-        ON CONFLICT (org_id, user_id, operation, key) DO UPDATE
-          SET request_hash = EXCLUDED.request_hash, response = EXCLUDED.response,
-              created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at`;
+      await sql.count(
+        "INSERT idempotency_keys",
+        Prisma.sql`
+          INSERT INTO idempotency_keys (org_id, user_id, operation, key, request_hash, response, created_at, expires_at)
+          VALUES (${scope.orgId}::uuid, ${scope.userId}::uuid, ${scope.operation}, ${scope.key},
+                  ${request.requestHash}, ${Buffer.from(request.response)}, now(), now() + make_interval(secs => ${ttlSeconds}))
+          ON CONFLICT (org_id, user_id, operation, key) DO UPDATE
+            SET request_hash = EXCLUDED.request_hash, response = EXCLUDED.response,
+                created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at`,
+      );
     },
     async purgeExpired() {
-      return client.$executeRaw`DELETE FROM idempotency_keys WHERE expires_at <= now()`;
+      return sql.count(
+        "DELETE idempotency_keys",
+        Prisma.sql`DELETE FROM idempotency_keys WHERE expires_at <= now()`,
+      );
     },
   };
 }

@@ -7,10 +7,12 @@ export {
   type CreateDbOptions,
   createDb,
   type Db,
+  type DbControls,
   type PoolStats,
   type Queries,
   type ReplicaOptions,
 } from "./create-db.js";
+export type { OnQueryFailure, QueryFailureReason } from "./database-edge.js";
 export { DatabaseUnavailableError } from "./database-errors.js";
 export type { CreateFolderResult, FolderQueries, NewFolder } from "./folders.js";
 export type { Folder, Project } from "./gen/prisma/client.js";

@@ -1,5 +1,5 @@
 import { Prisma, type Project } from "./gen/prisma/client.js";
-import type { RunSql } from "./sql-statements.js";
+import type { SqlRunner } from "./sql-runner.js";
 
 /** Filters of a project listing; an absent filter matches every project. */
 export interface ProjectFilters {
@@ -48,8 +48,11 @@ interface ProjectRow {
   created_at_ms: number;
 }
 
-/** Project queries on `client` (the pool, or a transaction), its SQL statements run by `sql`. */
-export function projectQueries(client: Prisma.TransactionClient, sql: RunSql): ProjectQueries {
+/**
+ * Project queries: the page is SQL run by `sql`, the rest Prisma's model API on `client` (each on
+ * the pool, or both in one transaction).
+ */
+export function projectQueries(sql: SqlRunner, client: Prisma.TransactionClient): ProjectQueries {
   return {
     async page(query) {
       const conditions = [Prisma.sql`org_id = ${query.orgId}::uuid`];
@@ -62,7 +65,7 @@ export function projectQueries(client: Prisma.TransactionClient, sql: RunSql): P
       }
       // created_at as a number of milliseconds: pg's parse of a timestamptz's text (a regular
       // expression and calendar arithmetic per value) was 8% of the CPU of a 1000-row page.
-      const rows = await sql<ProjectRow>(
+      const rows = await sql.rows<ProjectRow>(
         "SELECT projects",
         Prisma.sql`
           SELECT id, org_id, name, street, house_number, postal_code, city, country,

@@ -1,4 +1,4 @@
-import { DatabaseUnavailableError } from "./database-errors.js";
+import { asUnavailable } from "./database-errors.js";
 
 /** Where reads go now. */
 export type ReadRoute = "replica" | "primary";
@@ -72,14 +72,16 @@ export function routeReads(options: ReadRoutingOptions): ReadRouting {
         } catch (error) {
           // Whatever the replica failed with (down, a query cancelled by a recovery conflict), the
           // primary can answer the same read.
-          become("primary", `a read failed on the replica: ${(error as Error).message}`);
+          const failure = asUnavailable(error) ?? (error as Error);
+          become("primary", `a read failed on the replica: ${failure.message}`);
           return onPrimary();
         }
       }
       try {
         return await onPrimary();
       } catch (error) {
-        if (!(error instanceof DatabaseUnavailableError) || error.reason === "lock-timeout") throw error;
+        const unavailable = asUnavailable(error);
+        if (unavailable === undefined || unavailable.reason === "lock-timeout") throw error;
         return onReplica().catch(() => Promise.reject(error));
       }
     },

@@ -1,5 +1,6 @@
 import type { ConnectError } from "@connectrpc/connect";
 import type { NodeRequest, NodeResponse } from "@folio/rpc-protocols";
+import { type AnswerReport, reportError } from "./answer-report.js";
 import { supportedContentCodings } from "./content-coding.js";
 import { errorEnvelope } from "./error-envelope.js";
 import { createRequestIdReader } from "./request-id-reader.js";
@@ -9,10 +10,13 @@ import type { HttpTranscoderOptions } from "./transcoder-options.js";
 
 /** Answers failed requests of a transcoder. @private */
 export interface ErrorResponder {
-  /** Writes the error response: its status, the error's metadata as headers, the request id and the body. */
-  write(req: NodeRequest, res: NodeResponse, error: ConnectError): void;
-  /** The body of an error response (the envelope, or what the `errorBody` option makes of it). */
-  body(req: NodeRequest, res: NodeResponse, error: ConnectError): unknown;
+  /**
+   * Writes the error response: its status, the error's metadata as headers, the request id and
+   * the body; reports its code to `report`.
+   */
+  write(req: NodeRequest, res: NodeResponse, error: ConnectError, report?: AnswerReport): void;
+  /** The body of an error response (the envelope, or what the `errorBody` option makes of it); reports its code. */
+  body(req: NodeRequest, res: NodeResponse, error: ConnectError, report?: AnswerReport): unknown;
 }
 
 /** Creates the {@link ErrorResponder} of a transcoder's options. @private */
@@ -34,8 +38,9 @@ export function createErrorResponder(options: HttpTranscoderOptions): ErrorRespo
   };
   const onError = options.onError;
   return {
-    write(req, res, error) {
+    write(req, res, error, report) {
       onError?.(error, req);
+      reportError(report, error);
       if (res.headersSent) {
         res.destroy();
         return;
@@ -56,8 +61,9 @@ export function createErrorResponder(options: HttpTranscoderOptions): ErrorRespo
       }
       res.end(JSON.stringify(bodyOf(error, status, requestId)));
     },
-    body(req, res, error) {
+    body(req, res, error, report) {
       onError?.(error, req);
+      reportError(report, error);
       return bodyOf(error, httpStatusOf(error), requestIdOf(req, res));
     },
   };

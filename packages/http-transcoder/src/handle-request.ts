@@ -1,6 +1,8 @@
 import type { Message } from "@bufbuild/protobuf";
-import type { NodeHandler, NodeRequest, NodeResponse } from "@folio/rpc-protocols";
+import type { ConnectError } from "@connectrpc/connect";
+import type { NodeRequest, NodeResponse } from "@folio/rpc-protocols";
 import { splitRequestTarget } from "@folio/rpc-protocols";
+import type { AnswerReport, TranscodedRequest } from "./answer-report.js";
 import { callServerStreamThroughHandler, callUnaryThroughHandler } from "./call-handler.js";
 import type { CompiledRoute } from "./compile-routes.js";
 import type { ErrorResponder } from "./error-response.js";
@@ -22,18 +24,30 @@ export interface RequestHandling {
   readonly sending: BodySending;
 }
 
+/** The Node handler of a transcoder; `request`: what the server tells it of the request. */
+export type HttpTranscoderHandler = (
+  req: NodeRequest,
+  res: NodeResponse,
+  request?: TranscodedRequest,
+) => void;
+
 /**
  * The Node handler of a transcoder: matches a request to a route (404 and 405 otherwise), reads
- * its message, calls the method and writes the answer, or the error.
+ * its message, calls the method and writes the answer, or the error; reports the method called and
+ * the code of the answer, once, where it writes the answer.
  *
  * @private
  */
 export function createRequestHandler(
   table: RouteTable<CompiledRoute>,
   handling: RequestHandling,
-): NodeHandler {
+): HttpTranscoderHandler {
   const { errors } = handling;
-  return function handleHttpRequest(req, res) {
+  return function handleHttpRequest(req, res, request) {
+    const report = request?.report;
+    const values = request?.contextValues;
+    const perRequest = values === undefined ? handling : { ...handling, contextValues: () => values };
+    const fail = (error: ConnectError) => errors.write(req, res, error, report);
     const { path, query } = splitRequestTarget(req.url);
     const httpMethod = req.method ?? "GET";
     const found = lookup(table, httpMethod, path);
@@ -42,19 +56,16 @@ export function createRequestHandler(
       res.statusCode = 204;
       res.setHeader("allow", allowedMethods(found.allowed).join(", "));
       res.end();
+      report?.answered("ok");
       return;
     }
     switch (found.kind) {
       case "not-found":
-        errors.write(req, res, restError(restErrorRules.noRoute, `no route for ${httpMethod} ${path}`));
+        fail(restError(restErrorRules.noRoute, `no route for ${httpMethod} ${path}`));
         return;
       case "method-not-allowed":
         res.setHeader("allow", allowedMethods(found.allowed).join(", "));
-        errors.write(
-          req,
-          res,
-          restError(restErrorRules.methodNotAllowed, `${httpMethod} is not allowed for ${path}`),
-        );
+        fail(restError(restErrorRules.methodNotAllowed, `${httpMethod} is not allowed for ${path}`));
         return;
     }
     const entry = found.entry;
@@ -66,15 +77,17 @@ export function createRequestHandler(
         rest = taken.query;
         if (taken.fields !== undefined) partial = entry.partialResponse(taken.fields);
       } catch (error) {
-        errors.write(req, res, asConnectError(error));
+        fail(asConnectError(error));
         return;
       }
     }
     readRequest(req, entry, found.segments, rest, handling.maxBodyBytes)
-      .then((message) => callAndAnswer(req, res, entry, message, handling, partial))
-      .catch((error: unknown) => {
-        errors.write(req, res, asConnectError(error));
-      });
+      .then((message) => {
+        const method = entry.route.method;
+        report?.called(`${method.parent.typeName}/${method.name}`);
+        return callAndAnswer(req, res, entry, message, perRequest, partial, report);
+      })
+      .catch((error: unknown) => fail(asConnectError(error)));
   };
 }
 
@@ -86,6 +99,7 @@ async function callAndAnswer(
   message: Message,
   handling: RequestHandling,
   partial: ResponseBodyWriter | undefined,
+  report: AnswerReport | undefined,
 ): Promise<void> {
   const { registered } = entry;
   const { contextValues } = handling;
@@ -99,8 +113,9 @@ async function callAndAnswer(
       res,
       entry,
       stream,
-      (error) => handling.errors.body(req, res, error),
+      (error) => handling.errors.body(req, res, error, report),
       handling.sending.compression,
+      report,
     );
     return;
   }
@@ -109,6 +124,7 @@ async function callAndAnswer(
       ? await callUnaryInProcess(req, res, entry, registered, message, contextValues)
       : await callUnaryThroughHandler(req, res, entry, message, contextValues);
   await writeUnaryResponse(req, res, entry, answer, handling.sending, partial);
+  report?.answered("ok");
 }
 
 /**

@@ -1,8 +1,8 @@
-import type { NodeHandler } from "@folio/rpc-protocols";
+import type { TranscodedRequest } from "./answer-report.js";
 import { compileRoutes } from "./compile-routes.js";
 import { createCompression } from "./content-coding.js";
 import { createErrorResponder } from "./error-response.js";
-import { createRequestHandler } from "./handle-request.js";
+import { createRequestHandler, type HttpTranscoderHandler } from "./handle-request.js";
 import { defaultMaxBodyBytes, type HttpTranscoderOptions } from "./transcoder-options.js";
 
 /**
@@ -20,10 +20,13 @@ import { defaultMaxBodyBytes, type HttpTranscoderOptions } from "./transcoder-op
  * const rest = createHttpTranscoder({ router });
  * ```
  *
+ * The handler's optional third argument tells it more of a request: the call's context values, and
+ * where to report the method called and the code of the answer (see {@link TranscodedRequest}).
+ *
  * Throws at start-up when a rule is invalid, two rules are ambiguous, a method with a rule has no
  * handler, or is client- or bidi-streaming.
  */
-export function createHttpTranscoder(options: HttpTranscoderOptions): NodeHandler {
+export function createHttpTranscoder(options: HttpTranscoderOptions): HttpTranscoderHandler {
   return createRequestHandler(compileRoutes(options), {
     maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes,
     contextValues: options.contextValues,

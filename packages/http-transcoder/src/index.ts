@@ -23,6 +23,7 @@ export {
   splitRequestTarget,
   type TranscodingRouter,
 } from "@folio/rpc-protocols";
+export type { AnswerReport, TranscodedRequest } from "./answer-report.js";
 export {
   type CompressionOptions,
   type ContentCoding,
@@ -30,6 +31,7 @@ export {
   supportedContentCodings,
 } from "./content-coding.js";
 export type { HttpError, HttpErrorDetail, HttpErrorEnvelope } from "./error-envelope.js";
+export type { HttpTranscoderHandler } from "./handle-request.js";
 export { hasRawResponse, isHttpBody, type RawBodyTarget, rawBodyTarget } from "./http-body.js";
 export { collectHttpRoutes, type HttpPathVariable, type HttpRoute } from "./http-route.js";
 export { isCompressedRoute, isConditionalRoute } from "./http-semantics.js";

@@ -1,6 +1,7 @@
 import type { Message } from "@bufbuild/protobuf";
 import type { ConnectError } from "@connectrpc/connect";
 import type { NodeRequest, NodeResponse } from "@folio/rpc-protocols";
+import { type AnswerReport, reportError } from "./answer-report.js";
 import type { CompiledRoute } from "./compile-routes.js";
 import { type Compression, negotiateContentCoding } from "./content-coding.js";
 import { asConnectError } from "./rest-errors.js";
@@ -21,7 +22,8 @@ export interface ServerStreamAnswer {
  * so far); one after it ends the stream in the stream's own format, with `errorBody`. NDJSON and
  * SSE are compressed in the coding the client accepts (whatever their size: a stream's is not
  * known), flushed after each message so that none waits for the next; raw chunks (an HttpBody's
- * bytes, often compressed already) are sent as they are.
+ * bytes, often compressed already) are sent as they are. Reports the code of a stream that began:
+ * `ok`, the error that ended it (`errorBody` reports its own), or `canceled` when the client left.
  *
  * @private
  */
@@ -32,6 +34,7 @@ export async function writeServerStream(
   stream: ServerStreamAnswer,
   errorBody: (error: ConnectError) => unknown,
   compression: Compression | undefined,
+  report?: AnswerReport,
 ): Promise<void> {
   const { messages } = stream;
   let next: IteratorResult<Message>;
@@ -62,6 +65,7 @@ export async function writeServerStream(
   } catch (thrown) {
     if (format === "raw" || res.destroyed) {
       // Bytes have no room for an error: the response is cut off, which the client sees.
+      reportError(report, asConnectError(thrown));
       res.destroy();
       return;
     }
@@ -73,6 +77,7 @@ export async function writeServerStream(
     messages.return?.().catch(() => {});
   }
   sink.end();
+  report?.answered(next.done ? "ok" : "canceled");
 }
 
 /** The response as it is, or compressed in the coding the client prefers. */

@@ -2,8 +2,9 @@ import { collectHttpRoutes } from "@folio/http-transcoder";
 import { createCommentLookup } from "./comments.js";
 import type { OpenApiDocumentOptions } from "./document-options.js";
 import { ERROR_ENVELOPE_SCHEMA, errorEnvelopeSchema } from "./errors.js";
-import type { OpenApiDocument, PathItemMethod, TagObject } from "./openapi-types.js";
+import type { OpenApiDocument, TagObject } from "./openapi-types.js";
 import { operationFor } from "./operation.js";
+import { isPathItemMethod } from "./path-item-methods.js";
 import { createSchemaBuilder } from "./schemas.js";
 import { createSecurityDocumenter } from "./security.js";
 
@@ -78,19 +79,4 @@ export function createOpenApiDocument(options: OpenApiDocumentOptions): OpenApiD
 
 function trimTrailingSlash(path: string): string {
   return path.endsWith("/") ? path.slice(0, -1) : path;
-}
-
-const PATH_ITEM_METHODS: ReadonlySet<string> = new Set([
-  "get",
-  "put",
-  "post",
-  "delete",
-  "options",
-  "head",
-  "patch",
-  "trace",
-]);
-
-function isPathItemMethod(method: string): method is PathItemMethod {
-  return PATH_ITEM_METHODS.has(method);
 }

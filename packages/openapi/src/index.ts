@@ -16,4 +16,5 @@ export type { CommonErrorContext, ErrorBodyOptions, OpenApiDocumentOptions } fro
 export { commonErrorResponses } from "./error-responses.js";
 export { type DocumentedError, ERROR_ENVELOPE_SCHEMA } from "./errors.js";
 export type * from "./openapi-types.js";
+export { documentOperations, isPathItemMethod, PATH_ITEM_METHODS } from "./path-item-methods.js";
 export type { BearerScheme, OAuth2Scheme, OpenIdConnectScheme, SecurityOptions } from "./security.js";

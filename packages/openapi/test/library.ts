@@ -10,14 +10,10 @@ import {
   type DescService,
   type FileRegistry,
   type MessageInitShape,
-  setExtension,
 } from "@bufbuild/protobuf";
 import {
   type DescriptorProtoSchema,
-  FieldDescriptorProto_Label,
   FieldDescriptorProto_Type,
-  FieldDescriptorProtoSchema,
-  FieldOptionsSchema,
   FileDescriptorProtoSchema,
   file_google_protobuf_descriptor,
   file_google_protobuf_duration,
@@ -26,21 +22,11 @@ import {
   file_google_protobuf_timestamp,
   file_google_protobuf_wrappers,
   MessageOptionsSchema,
-  MethodOptionsSchema,
+  type MethodOptionsSchema,
 } from "@bufbuild/protobuf/wkt";
-import {
-  FieldRulesSchema,
-  field as fieldRules,
-  file_buf_validate_validate,
-  Ignore,
-} from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
-import {
-  FieldBehavior,
-  field_behavior,
-  file_google_api_httpbody,
-  HttpRuleSchema,
-  http,
-} from "@folio/googleapis";
+import { file_buf_validate_validate, Ignore } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
+import { FieldBehavior, file_google_api_httpbody, HttpRuleSchema } from "@folio/googleapis";
+import { field, httpOptions } from "./descriptor-builders.js";
 
 const {
   STRING: TYPE_STRING,
@@ -52,37 +38,6 @@ const {
   ENUM: TYPE_ENUM,
   MESSAGE: TYPE_MESSAGE,
 } = FieldDescriptorProto_Type;
-const { REPEATED, OPTIONAL } = FieldDescriptorProto_Label;
-
-type FieldInit = {
-  name: string;
-  number: number;
-  type: FieldDescriptorProto_Type;
-  typeName?: string;
-  repeated?: boolean;
-  proto3Optional?: boolean;
-  oneofIndex?: number;
-  behaviors?: FieldBehavior[];
-  /** protovalidate rules, `(buf.validate.field)`. */
-  rules?: MessageInitShape<typeof FieldRulesSchema>;
-};
-
-function field(init: FieldInit) {
-  const options = create(FieldOptionsSchema);
-  if (init.behaviors !== undefined) setExtension(options, field_behavior, init.behaviors);
-  if (init.rules !== undefined) setExtension(options, fieldRules, create(FieldRulesSchema, init.rules));
-  return create(FieldDescriptorProtoSchema, {
-    name: init.name,
-    number: init.number,
-    type: init.type,
-    typeName: init.typeName ?? "",
-    label: init.repeated ? REPEATED : OPTIONAL,
-    jsonName: init.name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()),
-    proto3Optional: init.proto3Optional ?? false,
-    ...(init.oneofIndex !== undefined ? { oneofIndex: init.oneofIndex } : {}),
-    ...(init.behaviors !== undefined || init.rules !== undefined ? { options } : {}),
-  });
-}
 
 function method(
   name: string,
@@ -95,8 +50,7 @@ function method(
   outputType: string;
   options: ReturnType<typeof create<typeof MethodOptionsSchema>>;
 } {
-  const options = create(MethodOptionsSchema);
-  setExtension(options, http, create(HttpRuleSchema, rule));
+  const options = httpOptions(rule);
   // A name starting with "." is fully qualified already.
   const qualify = (type: string) => (type.startsWith(".") ? type : `.library.v1.${type}`);
   return { name, inputType: qualify(input), outputType: qualify(output), options };

@@ -14,10 +14,8 @@ import {
   setExtension,
 } from "@bufbuild/protobuf";
 import {
-  FieldDescriptorProto_Label,
   FieldDescriptorProto_Type,
   FieldDescriptorProtoSchema,
-  FieldOptionsSchema,
   FileDescriptorProtoSchema,
   file_google_protobuf_descriptor,
   file_google_protobuf_duration,
@@ -25,13 +23,11 @@ import {
   file_google_protobuf_field_mask,
   file_google_protobuf_timestamp,
   MessageOptionsSchema,
-  MethodOptionsSchema,
   OneofOptionsSchema,
 } from "@bufbuild/protobuf/wkt";
 import { createValidator } from "@bufbuild/protovalidate";
 import {
-  FieldRulesSchema,
-  field as fieldRules,
+  type FieldRulesSchema,
   file_buf_validate_validate,
   Ignore,
   MessageRulesSchema,
@@ -39,38 +35,24 @@ import {
   OneofRulesSchema,
   oneof as oneofRules,
 } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
-import { HttpRuleSchema, http } from "@folio/googleapis";
 import { compileErrors, validate } from "@readme/openapi-parser";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { createOpenApiDocument, type OperationObject, type SchemaObject } from "../src/index.js";
+import { type FieldInit, field as fieldDescriptor, httpOptions } from "./descriptor-builders.js";
 
 const { STRING, INT32, INT64, ENUM, MESSAGE } = FieldDescriptorProto_Type;
 type Rules = MessageInitShape<typeof FieldRulesSchema>;
 
+/** A field with protovalidate rules; `more` as `FieldInit` takes it. */
 function field(
   name: string,
   number: number,
   type: FieldDescriptorProto_Type,
   rules: Rules,
-  more: {
-    proto3Optional?: boolean;
-    oneofIndex?: number;
-    typeName?: string;
-    label?: FieldDescriptorProto_Label;
-  } = {},
+  more: Partial<FieldInit> = {},
 ) {
-  const options = create(FieldOptionsSchema);
-  setExtension(options, fieldRules, create(FieldRulesSchema, rules));
-  return create(FieldDescriptorProtoSchema, {
-    name,
-    number,
-    type,
-    label: FieldDescriptorProto_Label.OPTIONAL,
-    jsonName: name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()),
-    options,
-    ...more,
-  });
+  return fieldDescriptor({ name, number, type, rules, ...more });
 }
 
 const string = (value: MessageInitShape<typeof FieldRulesSchema>["type"] & { case: "string" }) => value;
@@ -84,12 +66,6 @@ function messageOptions(rules: MessageInitShape<typeof MessageRulesSchema>) {
 function oneofOptions(required: boolean) {
   const options = create(OneofOptionsSchema);
   setExtension(options, oneofRules, create(OneofRulesSchema, { required }));
-  return options;
-}
-
-function httpOptions(rule: MessageInitShape<typeof HttpRuleSchema>) {
-  const options = create(MethodOptionsSchema);
-  setExtension(options, http, create(HttpRuleSchema, rule));
   return options;
 }
 
@@ -173,7 +149,7 @@ const shelvesFile = create(FileDescriptorProtoSchema, {
               },
             },
           },
-          { label: FieldDescriptorProto_Label.REPEATED },
+          { repeated: true },
         ),
         field(
           "limits",
@@ -190,7 +166,7 @@ const shelvesFile = create(FileDescriptorProtoSchema, {
             },
           },
           {
-            label: FieldDescriptorProto_Label.REPEATED,
+            repeated: true,
             typeName: ".shelves.v1.CreateShelfRequest.LimitsEntry",
           },
         ),

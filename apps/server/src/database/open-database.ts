@@ -1,5 +1,12 @@
 import { join } from "node:path";
-import { applyMigrations, checkSessionTimeouts, createDb, type Db, sessionTimeouts } from "@folio/db";
+import {
+  applyMigrations,
+  checkSessionTimeouts,
+  createDb,
+  type Db,
+  type OnQueryFailure,
+  sessionTimeouts,
+} from "@folio/db";
 import type { EmbeddedPostgres } from "@folio/embedded-postgres";
 import type { Logger } from "pino";
 import type { Config } from "../env.js";
@@ -20,9 +27,14 @@ export interface Database {
 
 /**
  * Opens the configured PostgreSQL, or starts the embedded one in DATA_DIR when DATABASE_URL is
- * unset, and applies the migrations before anything is served.
+ * unset, and applies the migrations before anything is served. `onQueryFailure` is told of each
+ * query that fails (the metrics count them).
  */
-export async function openDatabase(config: Config, logger: Logger): Promise<Database> {
+export async function openDatabase(
+  config: Config,
+  logger: Logger,
+  onQueryFailure: OnQueryFailure,
+): Promise<Database> {
   let embedded: EmbeddedPostgres | undefined;
   let embeddedPoolSize = 0;
   let url = config.databaseUrl;
@@ -52,6 +64,7 @@ export async function openDatabase(config: Config, logger: Logger): Promise<Data
     statementTimeoutMs,
     lockTimeoutMs,
     onConnectionError: (error) => logger.warn({ err: error }, "database connection lost"),
+    onQueryFailure,
     ...(config.databaseRead === undefined ? {} : { replica: replicaOptions(config.databaseRead, logger) }),
   });
   return {

@@ -7,11 +7,10 @@ import { requestIdKey } from "../observe/request-id.js";
 const DATABASE_RETRY_AFTER_SECONDS = 2;
 
 /**
- * The error interceptor, second in the chain (only the outcome interceptor, which records what it
- * answers, is outside it): every failure leaves as a deliberate ConnectError. A database that
- * cannot serve is `unavailable` with Retry-After (the client may retry; nothing was written);
- * anything else unexpected is a bare `internal` error: the client gets the request id to quote,
- * the log gets the cause; SQL and stack traces never leave.
+ * The error interceptor, first in the chain: every failure leaves as a deliberate ConnectError. A
+ * database that cannot serve is `unavailable` with Retry-After (the client may retry; nothing was
+ * written); anything else unexpected is a bare `internal` error: the client gets the request id
+ * to quote, the log gets the cause; SQL and stack traces never leave.
  */
 export function createErrorInterceptor(logger: Logger): Interceptor {
   return (next) => async (req) => {

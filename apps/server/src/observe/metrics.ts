@@ -1,6 +1,6 @@
 import type { PoolStats } from "@folio/db";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { Protocol } from "./request-facts.js";
+import type { Protocol } from "../transport/request-report.js";
 
 /** Why an idempotent create was refused: the key's first request differs, or it still runs. */
 export type IdempotencyConflict = "key_reused" | "in_progress";

@@ -1,7 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { createContextKey, createContextValues } from "@connectrpc/connect";
-import type { NodeRequest } from "../transport/node-handler.js";
-import { factsOf, requestFactsKey } from "./request-facts.js";
+import { type ContextValues, createContextKey, createContextValues } from "@connectrpc/connect";
 
 /** Header carrying the request id, on requests (optional) and on every response. */
 export const REQUEST_ID_HEADER = "x-request-id";
@@ -17,15 +15,7 @@ export function requestIdFor(incoming: string | string[] | undefined): string {
   return typeof incoming === "string" && ACCEPTABLE.test(incoming) ? incoming : randomUUID();
 }
 
-/** The id the outermost layer gave a request (in its facts). */
-export function requestIdOf(req: NodeRequest): string {
-  return factsOf(req)?.requestId ?? requestIdFor(undefined);
-}
-
-/** Context values of a request's call: its id and its facts. */
-export function requestContextValues(req: NodeRequest) {
-  const facts = factsOf(req);
-  return createContextValues()
-    .set(requestIdKey, facts?.requestId ?? requestIdFor(undefined))
-    .set(requestFactsKey, facts);
+/** Context values of a request's call: its id. */
+export function callContextValues(requestId: string): ContextValues {
+  return createContextValues().set(requestIdKey, requestId);
 }

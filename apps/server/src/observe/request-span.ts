@@ -10,7 +10,7 @@ import {
   trace,
 } from "@opentelemetry/api";
 import type { NodeRequest } from "../transport/node-handler.js";
-import type { RequestFacts } from "./request-facts.js";
+import type { RequestRecord } from "./request-record.js";
 
 /** The tracer of the server's request spans; a no-op until tracing starts (see tracing.ts). */
 const tracer = trace.getTracer("@folio/server");
@@ -53,7 +53,7 @@ export interface RequestSpan {
   /** Runs the request's handler with this span active: database spans and log lines join it. */
   run(handler: () => void): void;
   /** Names the span after what the request turned out to be, records its outcome and ends it. */
-  end(facts: RequestFacts, code: string, status: number): void;
+  end(record: RequestRecord, code: string, status: number): void;
 }
 
 /**
@@ -84,23 +84,23 @@ export function startRequestSpan(req: NodeRequest): RequestSpan {
   return {
     traceId: isSpanContextValid(spanContext) ? spanContext.traceId : undefined,
     run: (handler) => context.with(active, handler),
-    end(facts, code, status) {
+    end(record, code, status) {
       const attributes: Attributes = { "http.response.status_code": status };
-      const rpc = facts.method?.includes("/") === true && facts.protocol !== "http";
-      if (rpc && facts.method !== undefined) {
-        const [service, method] = facts.method.split("/");
-        span.updateName(facts.method);
+      const rpc = record.method?.includes("/") === true && record.protocol !== "http";
+      if (rpc && record.method !== undefined) {
+        const [service, method] = record.method.split("/");
+        span.updateName(record.method);
         attributes["rpc.service"] = service;
         attributes["rpc.method"] = method;
-        if (facts.protocol === "grpc" || facts.protocol === "grpc-web") {
+        if (record.protocol === "grpc" || record.protocol === "grpc-web") {
           attributes["rpc.system"] = "grpc";
           attributes["rpc.grpc.status_code"] = GRPC_STATUS[code] ?? 2;
-        } else if (facts.protocol === "connect") {
+        } else if (record.protocol === "connect") {
           attributes["rpc.system"] = "connect_rpc";
           if (code !== "ok") attributes["rpc.connect_rpc.error_code"] = code;
         }
-      } else if (facts.method !== undefined) {
-        span.updateName(`${httpMethod} ${facts.method}`);
+      } else if (record.method !== undefined) {
+        span.updateName(`${httpMethod} ${record.method}`);
       }
       if (code !== "ok") attributes["error.type"] = code;
       span.setAttributes(attributes);

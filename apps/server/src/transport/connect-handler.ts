@@ -1,16 +1,18 @@
 import { Code, ConnectError, type ConnectRouter, type ContextValues } from "@connectrpc/connect";
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
-import { splitRequestTarget, writeUnaryResponse } from "@folio/rpc-protocols";
+import { rpcProtocolOf, splitRequestTarget, writeUnaryResponse } from "@folio/rpc-protocols";
 import type { UniversalHandler } from "@folio/rpc-protocols/connect-internals";
 import type { Logger } from "pino";
-import { codeOfStatus, factsOf } from "../observe/request-facts.js";
+import { codeOfCallEnd, codeOfStatus } from "./answer-code.js";
+import { callEndKey } from "./answered-code-gate.js";
 import type { NodeHandler, NodeRequest, NodeResponse } from "./node-handler.js";
+import type { ReportingHandler, RequestReport } from "./request-report.js";
 import type { UnaryCalls } from "./unary/unary-call.js";
 
 /** Options of {@link createConnectHandler}. */
 export interface ConnectHandlerOptions {
-  /** Context values of a request (the request id). */
-  readonly contextValues: (req: NodeRequest) => ContextValues;
+  /** Context values of a request's call, by the request's id. */
+  readonly contextValues: (requestId: string) => ContextValues;
   /** Answers requests for paths that are no procedure of the router. */
   readonly notFound: NodeHandler;
   readonly logger: Logger;
@@ -19,52 +21,71 @@ export interface ConnectHandlerOptions {
 }
 
 /**
+ * Answers connect-es gives before any call exists (unsupported media type, method not allowed,
+ * HTTP version not supported): statuses no call's code maps to, so the status is the code.
+ */
+const ANSWERED_BEFORE_A_CALL = new Set([405, 415, 505]);
+
+/**
  * Serves a router's procedures over Connect, gRPC and gRPC-Web. `connectNodeAdapter` does the
  * same but builds a router of its own from a callback; this serves the server's one router, whose
  * handlers the REST transcoder serves too. A unary call the in-process path takes
- * (`unaryWireOf` of `@folio/rpc-protocols` says which) is served there; every other request by connect-es's handler.
+ * (`unaryWireOf` of `@folio/rpc-protocols` says which) is served there; every other request by
+ * connect-es's handler. Reports the RPC called, and hands the report on to whichever of the two answers.
  */
-export function createConnectHandler(router: ConnectRouter, options: ConnectHandlerOptions): NodeHandler {
+export function createConnectHandler(
+  router: ConnectRouter,
+  options: ConnectHandlerOptions,
+): ReportingHandler {
   const byPath = new Map<string, UniversalHandler>(
     router.handlers.map((handler) => [handler.requestPath, handler]),
   );
   const unaryCalls = options.unaryCalls;
-  return (req, res) => {
+  return (req, res, report) => {
     const handler = byPath.get(splitRequestTarget(req.url).path);
-    const facts = factsOf(req);
     if (handler === undefined) {
       // No such procedure: what RPC clients read a 404 as (Connect and gRPC), or a plain HTTP 404.
-      facts?.answered(facts.protocol === "http" ? "not_found" : "unimplemented");
+      report.answered(rpcProtocolOf(req) === "http" ? "not_found" : "unimplemented");
       options.notFound(req, res);
       return;
     }
-    // Known before the interceptors run, for a request refused earlier (a payload that does not decode).
-    facts?.called(handler.requestPath.slice(1));
+    // Known before the call, for a request refused before it (a payload that does not decode).
+    report.called(handler.requestPath.slice(1));
     const wire = unaryCalls?.wireOf(req, handler.requestPath);
     if (unaryCalls !== undefined && wire !== undefined) {
-      unaryCalls.serve(req, res, handler.requestPath, wire, (body) =>
-        serveByHandler(req, res, handler, body),
+      const call = {
+        values: options.contextValues(report.requestId),
+        answered: report.answered.bind(report),
+      };
+      unaryCalls.serve(req, res, handler.requestPath, wire, call, (body) =>
+        serveByHandler(req, res, handler, report, body),
       );
       return;
     }
-    serveByHandler(req, res, handler, undefined);
+    serveByHandler(req, res, handler, report, undefined);
   };
 
-  /** connect-es's handler; `body`: the request body, when the in-process path read it already. */
+  /**
+   * connect-es's handler; `body`: the request body, when the in-process path read it already.
+   * connect-es answers, and tells no one the code: the router's request gate reads it off the
+   * call's end (see `answered-code-gate.ts`); an answer given before any call, off its status.
+   */
   function serveByHandler(
     req: NodeRequest,
     res: NodeResponse,
     handler: UniversalHandler,
+    report: RequestReport,
     body: AsyncIterable<Uint8Array> | undefined,
   ): void {
-    const facts = factsOf(req);
     const unary = handler.method.methodKind === "unary";
-    let request = universalRequestFromNodeRequest(req, res, undefined, options.contextValues(req));
+    const values = options
+      .contextValues(report.requestId)
+      .set(callEndKey, (reason: unknown) => report.answered(codeOfCallEnd(reason, clientGone(res))));
+    let request = universalRequestFromNodeRequest(req, res, undefined, values);
     if (body !== undefined) request = { ...request, body };
     handler(request)
       .then((response) => {
-        // An answer before any call exists (an unsupported content type: 415) carries no code.
-        if (facts !== undefined && !facts.intercepted) facts.answered(codeOfStatus(response.status));
+        if (ANSWERED_BEFORE_A_CALL.has(response.status)) report.answered(codeOfStatus(response.status));
         return unary ? writeUnaryResponse(response, res) : universalResponseToNodeResponse(response, res);
       })
       .catch((reason: unknown) => {
@@ -73,4 +94,9 @@ export function createConnectHandler(router: ConnectRouter, options: ConnectHand
         options.logger.error({ err: reason, procedure: handler.requestPath }, "writing the response failed");
       });
   }
+}
+
+/** Whether the client went away before its answer was sent. */
+function clientGone(res: NodeResponse): boolean {
+  return !res.writableEnded && ("stream" in res ? res.stream.destroyed : res.destroyed);
 }

@@ -1,8 +1,8 @@
+import { DEVELOPMENT_TOKEN_PATH } from "@folio/api-document";
 import { splitRequestTarget } from "@folio/http-transcoder";
 import { rpcProtocolOf } from "@folio/rpc-protocols";
-import { DEVELOPMENT_TOKEN_PATH } from "../endpoints/development-token.js";
-import { factsOf } from "../observe/request-facts.js";
 import type { NodeHandler, NodeRequest, NodeResponse } from "./node-handler.js";
+import type { ReportingHandler } from "./request-report.js";
 import { respond } from "./respond.js";
 
 /** The handlers of the server's paths, each of one job. */
@@ -22,20 +22,20 @@ export interface Routes {
   /** The web app at `/` and its routes and files; absent when it is not built. */
   readonly webApp: ((req: NodeRequest, res: NodeResponse) => boolean) | undefined;
   /** REST, everything under `/api/`. */
-  readonly rest: NodeHandler;
+  readonly rest: ReportingHandler;
   /** Connect, gRPC and gRPC-Web: every other path. */
-  readonly connect: NodeHandler;
+  readonly connect: ReportingHandler;
 }
 
 /**
- * Sends each request to the handler of its path, and notes in the request's facts which protocol
- * it speaks, or which of the server's own routes it reached.
+ * Sends each request to the handler of its path, and reports which protocol it speaks, or which of
+ * the server's own routes it reached (whose status is their answer's code). REST and RPC requests
+ * get the report to hand on to the layer that answers them.
  */
-export function createDispatch(routes: Routes): NodeHandler {
+export function createDispatch(routes: Routes): ReportingHandler {
   const jwksBody = routes.jwks === undefined ? undefined : JSON.stringify(routes.jwks);
-  return (req, res) => {
-    const facts = factsOf(req);
-    const route = (name: string) => facts?.routed("http", name);
+  return (req, res, report) => {
+    const route = (name: string) => report.routed("http", name);
     if (routes.cors(req, res)) {
       route("cors");
       return;
@@ -81,12 +81,12 @@ export function createDispatch(routes: Routes): NodeHandler {
       return;
     }
     if (path?.startsWith("/api/")) {
-      facts?.routed("rest");
-      routes.rest(req, res);
+      report.routed("rest");
+      routes.rest(req, res, report);
       return;
     }
-    facts?.routed(rpcProtocolOf(req));
-    routes.connect(req, res);
+    report.routed(rpcProtocolOf(req));
+    routes.connect(req, res, report);
   };
 }
 

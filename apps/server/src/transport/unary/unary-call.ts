@@ -29,7 +29,7 @@ import {
   validateReadWriteMaxBytes,
 } from "@folio/rpc-protocols/connect-internals";
 import type { Logger } from "pino";
-import { codeOfStatus, factsOf } from "../../observe/request-facts.js";
+import { codeOfError } from "../answer-code.js";
 import type { NodeRequest, NodeResponse } from "../node-handler.js";
 
 /** Options of {@link createUnaryCalls}: what the router was built with. */
@@ -39,8 +39,13 @@ export interface UnaryCallOptions {
   readonly requestOptions: ConnectRequestOptions;
   /** The router's request gate, run for every call before its body is read. */
   readonly requestGate: (context: HandlerContext) => void;
-  readonly contextValues: (req: NodeRequest) => ContextValues;
   readonly logger: Logger;
+}
+
+/** What the layer that hands a call on gives it: its context values, and where its answer's code goes. */
+export interface UnaryCallScope {
+  readonly values: ContextValues;
+  readonly answered: (code: string) => void;
 }
 
 /** Hands a request on to connect-es's handler, with the body to read instead of the request's. */
@@ -50,8 +55,15 @@ export type Fallback = (body: AsyncIterable<Uint8Array>) => void;
 export interface UnaryCalls {
   /** The wire of a request served in-process; undefined: connect-es's handler serves it. */
   wireOf(req: NodeRequest, requestPath: string): UnaryWire | undefined;
-  /** Serves a request {@link wireOf} accepted, or hands it to `fallback` once read. */
-  serve(req: NodeRequest, res: NodeResponse, requestPath: string, wire: UnaryWire, fallback: Fallback): void;
+  /** Serves a request {@link wireOf} accepted, or hands it to `fallback` (which answers it) once read. */
+  serve(
+    req: NodeRequest,
+    res: NodeResponse,
+    path: string,
+    wire: UnaryWire,
+    scope: UnaryCallScope,
+    fallback: Fallback,
+  ): void;
 }
 
 interface Method {
@@ -97,6 +109,7 @@ export function createUnaryCalls(options: UnaryCallOptions): UnaryCalls {
     res: NodeResponse,
     requestPath: string,
     wire: UnaryWire,
+    scope: UnaryCallScope,
     fallback: Fallback,
   ): Promise<void> {
     const method = methodOf(requestPath) as Method;
@@ -115,7 +128,7 @@ export function createUnaryCalls(options: UnaryCallOptions): UnaryCalls {
       requestPath,
       protocolName: wire.protocol,
       isForwarded: notPseudoHeader,
-      values: options.contextValues(req),
+      values: scope.values,
       timeoutMs: wire.timeoutMs,
       closeReason: () => clientGoneReason(req),
     });
@@ -140,8 +153,7 @@ export function createUnaryCalls(options: UnaryCallOptions): UnaryCalls {
           : new ConnectError("internal error", Code.Internal, undefined, undefined, reason);
     }
     const answer = await answerOf(context, wire, outcome);
-    const facts = factsOf(req);
-    if (facts !== undefined && !facts.intercepted) facts.answered(codeOfStatus(answer.status));
+    scope.answered(codeOfError(outcome instanceof ConnectError ? outcome : undefined));
     // The client went away: nothing to write to.
     if (res.writableEnded || ("stream" in res ? res.stream.destroyed : res.destroyed)) return;
     writeUnaryAnswer(res, answer);
@@ -163,8 +175,8 @@ export function createUnaryCalls(options: UnaryCallOptions): UnaryCalls {
     wireOf(req, requestPath) {
       return methodOf(requestPath) === undefined ? undefined : unaryWireOf(req, acceptCompression);
     },
-    serve(req, res, requestPath, wire, fallback) {
-      call(req, res, requestPath, wire, fallback).catch((reason: unknown) => {
+    serve(req, res, requestPath, wire, scope, fallback) {
+      call(req, res, requestPath, wire, scope, fallback).catch((reason: unknown) => {
         options.logger.error({ err: reason, procedure: requestPath }, "writing the response failed");
       });
     },
