@@ -6,7 +6,12 @@ import { type HealthStatuses, healthServices, registerHealthService } from "@fol
 import { reflectionServices, registerServerReflection } from "@folio/grpc-reflection";
 import { FolderService, ProjectService } from "@folio/proto";
 import { createRateLimitInterceptor, type RateLimiter } from "@folio/rate-limit";
-import { connectRequestOptions, createTranscodingRouter, type TranscodingRouter } from "@folio/rpc-protocols";
+import {
+  connectRequestOptions,
+  createTranscodingRouter,
+  recordAnsweredCode,
+  type TranscodingRouter,
+} from "@folio/rpc-protocols";
 import type { Logger } from "pino";
 import { createCancelledCallInterceptor } from "./interceptors/cancelled-call.js";
 import { createErrorInterceptor } from "./interceptors/errors.js";
@@ -18,7 +23,6 @@ import { createFolderService } from "./services/folders.js";
 import type { PageTokens } from "./services/page-token.js";
 import { createProjectService } from "./services/projects.js";
 import { createRequestValidation } from "./services/request-validation.js";
-import { recordAnsweredCode } from "./transport/answered-code-gate.js";
 
 /** What the router's services and interceptors need. */
 export interface RouterDependencies {
