@@ -22,7 +22,7 @@ export interface UnaryWire {
 }
 
 /**
- * The boundary of the fast path: the wire of a unary request it serves, or undefined for every
+ * The boundary of the in-process path: the wire of a unary request it serves, or undefined for every
  * request that connect-es's handler answers as before (a method other than POST, Connect's GET, an
  * unusual content type, an unknown coding, a malformed timeout: whatever connect-es refuses, it
  * refuses itself). Streaming methods never get here.
