@@ -3,6 +3,12 @@ import type { DevelopmentIssuer } from "@folio/auth";
 import type { Db } from "@folio/db";
 import { createHttpTranscoder } from "@folio/http-transcoder";
 import { createApiDocsHandler } from "@folio/openapi";
+import {
+  connectRequestOptions,
+  createRpcHandler,
+  createUnaryCalls,
+  recordAnsweredCode,
+} from "@folio/rpc-protocols";
 import type { Logger } from "pino";
 import { createAccessTokens } from "./access-tokens.js";
 import { scheduleIdempotencyPurge } from "./database/idempotency-purge.js";
@@ -21,13 +27,9 @@ import { withRequestLog } from "./observe/request-log.js";
 import { createRouter } from "./router.js";
 import { apiScopes, assertScopesDeclared, restApi, services } from "./services/api.js";
 import { createPageTokens } from "./services/page-token.js";
-import { recordAnsweredCode } from "./transport/answered-code-gate.js";
-import { createConnectHandler } from "./transport/connect-handler.js";
-import { connectRequestOptions } from "./transport/connect-request-options.js";
 import { createCors } from "./transport/cors.js";
 import { createDispatch } from "./transport/dispatch.js";
 import type { NodeHandler } from "./transport/node-handler.js";
-import { createUnaryCalls } from "./transport/unary/unary-call.js";
 
 /** The assembled server, ready to be mounted on a port. */
 export interface App {
@@ -53,9 +55,8 @@ export interface App {
 /**
  * Assembles the server. A request's path through it: transport/listen (one port, HTTP/1.1 and
  * h2c) → observe/request-log (request id, access log, metrics; creates the request's record and
- * hands it down as its report) → transport/dispatch → REST transcoder or
- * transport/connect-handler (its unary calls: transport/unary, in-process; the rest: connect-es's
- * handlers) → router (interceptors: errors, auth, rate limit, validation, cancelled call) →
+ * hands it down as its report) → transport/dispatch → REST transcoder or the RPC handler of
+ * @folio/rpc-protocols (its unary calls in-process; the rest: connect-es's handlers) → router (interceptors: errors, auth, rate limit, validation, cancelled call) →
  * services/* → @folio/db. The layer that answers reports the code, once.
  */
 export async function createApp(config: Config, logger: Logger): Promise<App> {
@@ -98,7 +99,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     // (RFC 9111, sections 5.2.2.4 and 5.2.2.7).
     cacheControl: (req) => (req.headers.authorization === undefined ? undefined : "private, no-cache"),
   });
-  const connect = createConnectHandler(router, {
+  const connect = createRpcHandler(router, {
     contextValues: callContextValues,
     notFound: (_req, res) => {
       res.statusCode = 404;

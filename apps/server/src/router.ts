@@ -4,9 +4,14 @@ import { callerKey, createAuthInterceptor } from "@folio/auth";
 import type { Db } from "@folio/db";
 import { type HealthStatuses, healthServices, registerHealthService } from "@folio/grpc-health";
 import { reflectionServices, registerServerReflection } from "@folio/grpc-reflection";
-import { createTranscodingRouter, type TranscodingRouter } from "@folio/http-transcoder";
 import { FolderService, ProjectService } from "@folio/proto";
 import { createRateLimitInterceptor, type RateLimiter } from "@folio/rate-limit";
+import {
+  connectRequestOptions,
+  createTranscodingRouter,
+  recordAnsweredCode,
+  type TranscodingRouter,
+} from "@folio/rpc-protocols";
 import type { Logger } from "pino";
 import { createCancelledCallInterceptor } from "./interceptors/cancelled-call.js";
 import { createErrorInterceptor } from "./interceptors/errors.js";
@@ -18,8 +23,6 @@ import { createFolderService } from "./services/folders.js";
 import type { PageTokens } from "./services/page-token.js";
 import { createProjectService } from "./services/projects.js";
 import { createRequestValidation } from "./services/request-validation.js";
-import { recordAnsweredCode } from "./transport/answered-code-gate.js";
-import { connectRequestOptions } from "./transport/connect-request-options.js";
 
 /** What the router's services and interceptors need. */
 export interface RouterDependencies {

@@ -3,8 +3,7 @@
 // "ok" on success), the JSON of the response message, and the error's details.
 import { fromJson, type JsonObject, type JsonValue, toJson } from "@bufbuild/protobuf";
 import { ConnectError, createClient } from "@connectrpc/connect";
-import { codeToString } from "@connectrpc/connect/protocol-connect";
-import { BadRequestSchema, ErrorInfoSchema } from "@folio/googleapis";
+import { BadRequestSchema, codeToString, ErrorInfoSchema } from "@folio/googleapis";
 import {
   CreateFolderRequestSchema,
   CreateFolderResponseSchema,

@@ -2,7 +2,7 @@ import { createHmac, randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
-import { codeToHttpStatus, codeToString } from "@connectrpc/connect/protocol-connect";
+import { codeToHttpStatus, codeToString } from "@folio/googleapis";
 import { FolderService, ProjectService } from "@folio/proto";
 import { createTestIssuer, TEST_AUDIENCE, TEST_ISSUER, type TestIssuer } from "@folio/test-support/tokens";
 import { base64url, type JSONWebKeySet } from "jose";

@@ -4,8 +4,7 @@
 // scope and rate limit. Nothing is written for a refused request.
 import { fromJson, type JsonObject, type JsonValue } from "@bufbuild/protobuf";
 import { ConnectError, createClient } from "@connectrpc/connect";
-import { codeToString } from "@connectrpc/connect/protocol-connect";
-import { BadRequestSchema } from "@folio/googleapis";
+import { BadRequestSchema, codeToString } from "@folio/googleapis";
 import {
   CreateFolderRequestSchema,
   FolderService,

@@ -1,7 +1,12 @@
 import { fromJson, type JsonObject } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { codeFromHttpStatus, codeFromString, codeToString } from "@connectrpc/connect/protocol-connect";
-import { BadRequestSchema, ErrorInfoSchema } from "@folio/googleapis";
+import {
+  BadRequestSchema,
+  codeFromHttpStatus,
+  codeFromString,
+  codeToString,
+  ErrorInfoSchema,
+} from "@folio/googleapis";
 
 const FOLIO_ERROR = Symbol.for("folio.FolioError");
 

@@ -1,5 +1,5 @@
 import type { ConnectError, ContextValues } from "@connectrpc/connect";
-import { codeToString } from "@connectrpc/connect/protocol-connect";
+import { codeToString } from "@folio/googleapis";
 
 /**
  * What the server that mounts a transcoder tells it of one request, as its handler's third

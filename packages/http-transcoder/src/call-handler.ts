@@ -1,21 +1,22 @@
 import { fromBinary, type Message, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
+import type { NodeRequest, NodeResponse } from "@folio/rpc-protocols";
 import {
   createAsyncIterable,
   encodeEnvelope,
+  endStreamFlag,
+  endStreamFromJson,
   pipe,
   readAllBytes,
   transformSplitEnvelope,
   type UniversalServerResponse,
-} from "@connectrpc/connect/protocol";
-import { endStreamFlag, endStreamFromJson } from "@connectrpc/connect/protocol-connect";
-import type { ContextValuesOf } from "./call-in-process.js";
+} from "@folio/rpc-protocols/connect-internals";
 import type { CompiledRoute } from "./compile-routes.js";
 import { connectErrorFromJson } from "./error-envelope.js";
-import type { NodeServerRequest, NodeServerResponse } from "./node-types.js";
+import type { ContextValuesOf } from "./rest-call.js";
 import { forwardedRequestHeaders, isForwardedResponseHeader, responseHeaderName } from "./rest-headers.js";
+import type { UnaryAnswer } from "./rest-unary-answer.js";
 import type { ServerStreamAnswer } from "./server-stream.js";
-import type { UnaryAnswer } from "./unary-response.js";
 
 /**
  * Calls a unary method through the router's handler, as a call of the Connect protocol in binary
@@ -24,8 +25,8 @@ import type { UnaryAnswer } from "./unary-response.js";
  * @private
  */
 export async function callUnaryThroughHandler(
-  req: NodeServerRequest,
-  res: NodeServerResponse,
+  req: NodeRequest,
+  res: NodeResponse,
   entry: CompiledRoute,
   message: Message,
   contextValues: ContextValuesOf,
@@ -48,8 +49,8 @@ export async function callUnaryThroughHandler(
  * @private
  */
 export async function callServerStreamThroughHandler(
-  req: NodeServerRequest,
-  res: NodeServerResponse,
+  req: NodeRequest,
+  res: NodeResponse,
   entry: CompiledRoute,
   message: Message,
   contextValues: ContextValuesOf,
@@ -68,8 +69,8 @@ export async function callServerStreamThroughHandler(
 }
 
 function callHandler(
-  req: NodeServerRequest,
-  res: NodeServerResponse,
+  req: NodeRequest,
+  res: NodeResponse,
   entry: CompiledRoute,
   body: Uint8Array,
   streaming: boolean,

@@ -1,5 +1,6 @@
 import type { DescMethod } from "@bufbuild/protobuf";
-import type { UniversalHandler } from "@connectrpc/connect/protocol";
+import type { RegisteredMethod } from "@folio/rpc-protocols";
+import type { UniversalHandler } from "@folio/rpc-protocols/connect-internals";
 import { hasRawResponse, type RawBodyTarget, rawBodyTarget } from "./http-body.js";
 import { collectHttpRoutes, type HttpRoute } from "./http-route.js";
 import { acceptsFieldsParameter, createPartialResponseWriters } from "./partial-response.js";
@@ -8,7 +9,6 @@ import { createResponseBodyWriter, type ResponseBodyWriter } from "./response-bo
 import type { MessageJsonWriter } from "./response-json.js";
 import { createRouteTable, type RouteTable } from "./route-table.js";
 import type { HttpTranscoderOptions } from "./transcoder-options.js";
-import type { RegisteredMethod } from "./transcoding-router.js";
 
 /** A route with everything a request of it needs, compiled at start-up. @private */
 export interface CompiledRoute {

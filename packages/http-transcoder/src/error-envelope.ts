@@ -13,8 +13,8 @@ import { Code, ConnectError } from "@connectrpc/connect";
 // Connect's own names of codes (https://connectrpc.com/docs/protocol#error-codes), so that a REST
 // client sees what a Connect client would. Marked internal by connect-es: the version is pinned
 // exactly.
-import { codeToString, errorFromJsonBytes } from "@connectrpc/connect/protocol-connect";
-import { file_google_rpc_error_details } from "@folio/googleapis";
+import { codeToString, file_google_rpc_error_details } from "@folio/googleapis";
+import { errorFromJsonBytes } from "@folio/rpc-protocols/connect-internals";
 
 /**
  * The body of every error response of a transcoded route:

@@ -1,9 +1,9 @@
 import type { ConnectError } from "@connectrpc/connect";
+import type { NodeRequest, NodeResponse } from "@folio/rpc-protocols";
 import { type AnswerReport, reportError } from "./answer-report.js";
 import { supportedContentCodings } from "./content-coding.js";
 import { errorEnvelope } from "./error-envelope.js";
-import type { NodeServerRequest, NodeServerResponse } from "./node-types.js";
-import { createRequestIdReader } from "./request-id.js";
+import { createRequestIdReader } from "./request-id-reader.js";
 import { httpStatusOf } from "./rest-errors.js";
 import { requestIdHeader, setResponseHeaders } from "./rest-headers.js";
 import type { HttpTranscoderOptions } from "./transcoder-options.js";
@@ -14,9 +14,9 @@ export interface ErrorResponder {
    * Writes the error response: its status, the error's metadata as headers, the request id and
    * the body; reports its code to `report`.
    */
-  write(req: NodeServerRequest, res: NodeServerResponse, error: ConnectError, report?: AnswerReport): void;
+  write(req: NodeRequest, res: NodeResponse, error: ConnectError, report?: AnswerReport): void;
   /** The body of an error response (the envelope, or what the `errorBody` option makes of it); reports its code. */
-  body(req: NodeServerRequest, res: NodeServerResponse, error: ConnectError, report?: AnswerReport): unknown;
+  body(req: NodeRequest, res: NodeResponse, error: ConnectError, report?: AnswerReport): unknown;
 }
 
 /** Creates the {@link ErrorResponder} of a transcoder's options. @private */

@@ -1,20 +1,20 @@
 import type { Message } from "@bufbuild/protobuf";
 import type { ConnectError } from "@connectrpc/connect";
+import type { NodeRequest, NodeResponse } from "@folio/rpc-protocols";
+import { splitRequestTarget } from "@folio/rpc-protocols";
 import type { AnswerReport, TranscodedRequest } from "./answer-report.js";
 import { callServerStreamThroughHandler, callUnaryThroughHandler } from "./call-handler.js";
-import { type ContextValuesOf, callServerStreamInProcess, callUnaryInProcess } from "./call-in-process.js";
 import type { CompiledRoute } from "./compile-routes.js";
 import type { ErrorResponder } from "./error-response.js";
-import type { NodeServerRequest, NodeServerResponse } from "./node-types.js";
 import { takeFieldsParameter } from "./partial-response.js";
 import { readRequest } from "./read-request.js";
-import { splitRequestTarget } from "./request-target.js";
 import type { ResponseBodyWriter } from "./response-body.js";
+import { type ContextValuesOf, callServerStreamInProcess, callUnaryInProcess } from "./rest-call.js";
 import { asConnectError, restError, restErrorRules } from "./rest-errors.js";
+import { writeUnaryResponse } from "./rest-unary-answer.js";
 import type { RouteTable } from "./route-table.js";
 import type { BodySending } from "./send-body.js";
 import { writeServerStream } from "./server-stream.js";
-import { writeUnaryResponse } from "./unary-response.js";
 
 /** What handling a request needs besides the route table. @private */
 export interface RequestHandling {
@@ -26,8 +26,8 @@ export interface RequestHandling {
 
 /** The Node handler of a transcoder; `request`: what the server tells it of the request. */
 export type HttpTranscoderHandler = (
-  req: NodeServerRequest,
-  res: NodeServerResponse,
+  req: NodeRequest,
+  res: NodeResponse,
   request?: TranscodedRequest,
 ) => void;
 
@@ -93,8 +93,8 @@ export function createRequestHandler(
 
 /** Calls the route's method, in-process when the router registered it, and writes its answer. */
 async function callAndAnswer(
-  req: NodeServerRequest,
-  res: NodeServerResponse,
+  req: NodeRequest,
+  res: NodeResponse,
   entry: CompiledRoute,
   message: Message,
   handling: RequestHandling,

@@ -8,6 +8,21 @@
 // (rawBodyTarget, hasRawResponse), the failures the transcoder answers itself (restErrorRules,
 // routeErrorRules), and the next-page link (nextPageTokenField).
 
+// Node's request and response types, under the names this package's API has always used.
+export type {
+  NodeHandler as NodeHandlerFn,
+  NodeRequest as NodeServerRequest,
+  NodeResponse as NodeServerResponse,
+} from "@folio/rpc-protocols";
+// The router whose methods the transcoder calls in-process (from @folio/rpc-protocols, which calls
+// them for Connect, gRPC and gRPC-Web too).
+export {
+  createTranscodingRouter,
+  type RegisteredMethod,
+  type RequestTarget,
+  splitRequestTarget,
+  type TranscodingRouter,
+} from "@folio/rpc-protocols";
 export type { AnswerReport, TranscodedRequest } from "./answer-report.js";
 export {
   type CompressionOptions,
@@ -21,12 +36,6 @@ export { hasRawResponse, isHttpBody, type RawBodyTarget, rawBodyTarget } from ".
 export { collectHttpRoutes, type HttpPathVariable, type HttpRoute } from "./http-route.js";
 export { isCompressedRoute, isConditionalRoute } from "./http-semantics.js";
 export { createHttpTranscoder } from "./http-transcoder.js";
-export {
-  createInProcessContext,
-  type InProcessCall,
-  type InProcessContextInit,
-} from "./in-process-context.js";
-export type { NodeHandlerFn, NodeServerRequest, NodeServerResponse } from "./node-types.js";
 export { nextPageTokenField } from "./page-links.js";
 export { acceptsFieldsParameter, fieldsParameter } from "./partial-response.js";
 export {
@@ -37,7 +46,6 @@ export {
   pathTemplateToOpenApiPath,
 } from "./path-template.js";
 export { type QueryParameter, queryParameters } from "./query-binding.js";
-export { type RequestTarget, splitRequestTarget } from "./request-target.js";
 export { isRequestBodyRequired, isRequiredField } from "./required-fields.js";
 export {
   type RestErrorRule,
@@ -51,9 +59,4 @@ export {
   type HttpTranscoderJsonOptions,
   type HttpTranscoderOptions,
 } from "./transcoder-options.js";
-export {
-  createTranscodingRouter,
-  type RegisteredMethod,
-  type TranscodingRouter,
-} from "./transcoding-router.js";
 export { isStringLikeMessage } from "./well-known-types.js";

@@ -1,7 +1,7 @@
 import { type DescField, ScalarType } from "@bufbuild/protobuf";
+import type { NodeResponse } from "@folio/rpc-protocols";
+import { splitRequestTarget } from "@folio/rpc-protocols";
 import type { HttpRoute } from "./http-route.js";
-import type { NodeServerResponse } from "./node-types.js";
-import { splitRequestTarget } from "./request-target.js";
 
 /**
  * The `next_page_token` field of a paginated GET route's response (AIP-158), which the
@@ -21,7 +21,7 @@ export function nextPageTokenField(route: HttpRoute): DescField | undefined {
  *
  * @private
  */
-export function appendNextPageLink(res: NodeServerResponse, url: string | undefined, token: string): void {
+export function appendNextPageLink(res: NodeResponse, url: string | undefined, token: string): void {
   const { path, query } = splitRequestTarget(url);
   const params = new URLSearchParams(query);
   params.delete("page_token");

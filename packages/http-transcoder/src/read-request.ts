@@ -1,9 +1,9 @@
 import type { JsonValue, Message } from "@bufbuild/protobuf";
 import { reflect } from "@bufbuild/protobuf/reflect";
 import type { ConnectError } from "@connectrpc/connect";
+import type { NodeRequest } from "@folio/rpc-protocols";
 import type { CompiledRoute } from "./compile-routes.js";
 import { setRawBody } from "./http-body.js";
-import type { NodeServerRequest } from "./node-types.js";
 import { isJsonContentType, readRequestBody } from "./request-body.js";
 import { restError, restErrorRules } from "./rest-errors.js";
 
@@ -15,7 +15,7 @@ import { restError, restErrorRules } from "./rest-errors.js";
  * @private
  */
 export async function readRequest(
-  req: NodeServerRequest,
+  req: NodeRequest,
   entry: CompiledRoute,
   segments: readonly string[],
   query: string,

@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
+import type { NodeRequest } from "@folio/rpc-protocols";
 import { createDecompressor, supportedContentCodings } from "./content-coding.js";
-import type { NodeServerRequest } from "./node-types.js";
 import { restError, restErrorRules } from "./rest-errors.js";
 
 const emptyBody = new Uint8Array(0);
@@ -15,7 +15,7 @@ const emptyBody = new Uint8Array(0);
  *
  * @private
  */
-export function readRequestBody(req: NodeServerRequest, maxBytes: number): Promise<Uint8Array> {
+export function readRequestBody(req: NodeRequest, maxBytes: number): Promise<Uint8Array> {
   const encoding = req.headers["content-encoding"]?.trim().toLowerCase();
   let decompressor: Decompressor | undefined;
   if (encoding !== undefined && encoding !== "" && encoding !== "identity") {
@@ -87,7 +87,7 @@ function collectBody(source: Readable, maxBytes: number, stop: () => void): Prom
 
 /** Feeds the body through the decompressor, the compressed and the decoded bytes both bounded. */
 function readCompressedBody(
-  req: NodeServerRequest,
+  req: NodeRequest,
   decompressor: Decompressor,
   encoding: string,
   maxBytes: number,

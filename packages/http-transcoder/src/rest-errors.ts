@@ -2,7 +2,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 // Connect's own table of codes and HTTP statuses (https://connectrpc.com/docs/protocol#error-codes),
 // so that a REST client sees what a Connect client would. Marked internal by connect-es: the
 // version is pinned exactly.
-import { codeToHttpStatus } from "@connectrpc/connect/protocol-connect";
+import { codeToHttpStatus } from "@folio/googleapis";
 import { rawBodyTarget } from "./http-body.js";
 import type { HttpRoute } from "./http-route.js";
 

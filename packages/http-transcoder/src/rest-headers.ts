@@ -1,4 +1,4 @@
-import type { NodeServerRequest, NodeServerResponse } from "./node-types.js";
+import type { NodeRequest, NodeResponse } from "@folio/rpc-protocols";
 
 /** The header of a request's id, in error responses and read from the request (lower case, as Node keeps them). @private */
 export const requestIdHeader = "x-request-id";
@@ -45,7 +45,7 @@ export function isForwardedRequestHeader(name: string): boolean {
 }
 
 /** The request headers a call sees, copied into a `Headers`. @private */
-export function forwardedRequestHeaders(req: NodeServerRequest): Headers {
+export function forwardedRequestHeaders(req: NodeRequest): Headers {
   const header = new Headers();
   const incoming = req.headers;
   for (const name in incoming) {
@@ -76,7 +76,7 @@ export function responseHeaderName(name: string): string {
 }
 
 /** Sets the headers (or trailers, or error metadata) a call answered with on the REST response. @private */
-export function setResponseHeaders(res: NodeServerResponse, headers: Headers | undefined): void {
+export function setResponseHeaders(res: NodeResponse, headers: Headers | undefined): void {
   headers?.forEach((value, name) => {
     if (isForwardedResponseHeader(name)) res.setHeader(responseHeaderName(name), value);
   });

@@ -1,13 +1,13 @@
 import { createHash } from "node:crypto";
+import type { NodeRequest, NodeResponse } from "@folio/rpc-protocols";
 import { type Compression, type ContentCoding, negotiateContentCoding } from "./content-coding.js";
-import type { NodeServerRequest, NodeServerResponse } from "./node-types.js";
 
 /** How a transcoder sends the bodies of successful answers. @private */
 export interface BodySending {
   readonly compression: Compression | undefined;
   /** Whether GET answers carry an `ETag` and honour `If-None-Match`. */
   readonly etags: boolean;
-  readonly cacheControl: ((req: NodeServerRequest) => string | undefined) | undefined;
+  readonly cacheControl: ((req: NodeRequest) => string | undefined) | undefined;
 }
 
 /**
@@ -20,8 +20,8 @@ export interface BodySending {
  * @private
  */
 export async function sendBody(
-  req: NodeServerRequest,
-  res: NodeServerResponse,
+  req: NodeRequest,
+  res: NodeResponse,
   body: Uint8Array,
   sending: BodySending,
 ): Promise<void> {
@@ -72,7 +72,7 @@ export function matchesIfNoneMatch(header: string | undefined, tag: string): boo
 }
 
 /** Adds a field name to the response's `Vary`, once. @private */
-export function appendVary(res: NodeServerResponse, name: string): void {
+export function appendVary(res: NodeResponse, name: string): void {
   const current = res.getHeader("vary");
   const value = Array.isArray(current) ? current.join(", ") : current === undefined ? "" : String(current);
   const names = value.split(",").map((item) => item.trim().toLowerCase());

@@ -1,9 +1,9 @@
 import type { Message } from "@bufbuild/protobuf";
 import type { ConnectError } from "@connectrpc/connect";
+import type { NodeRequest, NodeResponse } from "@folio/rpc-protocols";
 import { type AnswerReport, reportError } from "./answer-report.js";
 import type { CompiledRoute } from "./compile-routes.js";
 import { type Compression, negotiateContentCoding } from "./content-coding.js";
-import type { NodeServerRequest, NodeServerResponse } from "./node-types.js";
 import { asConnectError } from "./rest-errors.js";
 import { setResponseHeaders } from "./rest-headers.js";
 import { appendVary } from "./send-body.js";
@@ -28,8 +28,8 @@ export interface ServerStreamAnswer {
  * @private
  */
 export async function writeServerStream(
-  req: NodeServerRequest,
-  res: NodeServerResponse,
+  req: NodeRequest,
+  res: NodeResponse,
   entry: CompiledRoute,
   stream: ServerStreamAnswer,
   errorBody: (error: ConnectError) => unknown,
@@ -81,11 +81,7 @@ export async function writeServerStream(
 }
 
 /** The response as it is, or compressed in the coding the client prefers. */
-function streamSink(
-  req: NodeServerRequest,
-  res: NodeServerResponse,
-  compression: Compression | undefined,
-): StreamSink {
+function streamSink(req: NodeRequest, res: NodeResponse, compression: Compression | undefined): StreamSink {
   if (compression === undefined) return plainSink(res);
   appendVary(res, "accept-encoding");
   const coding = negotiateContentCoding(req.headers["accept-encoding"], compression.codings);

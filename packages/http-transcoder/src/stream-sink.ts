@@ -1,6 +1,6 @@
 import type zlib from "node:zlib";
+import type { NodeResponse } from "@folio/rpc-protocols";
 import type { Compression, ContentCoding } from "./content-coding.js";
-import type { NodeServerResponse } from "./node-types.js";
 
 /** Where the messages of a server stream go: the response as it is, or through a compressor. @private */
 export interface StreamSink {
@@ -11,7 +11,7 @@ export interface StreamSink {
 }
 
 /** Writes to the response as it is. @private */
-export function plainSink(res: NodeServerResponse): StreamSink {
+export function plainSink(res: NodeResponse): StreamSink {
   return {
     write: (chunk) => writeChunk(res, chunk),
     end: (chunk) => {
@@ -31,12 +31,12 @@ export function plainSink(res: NodeServerResponse): StreamSink {
  * @private
  */
 export function compressingSink(
-  res: NodeServerResponse,
+  res: NodeResponse,
   compression: Compression,
   coding: ContentCoding,
 ): StreamSink {
   const { compressor, flushKind } = compression.createCompressor(coding);
-  const response = res as NodeServerResponse & {
+  const response = res as NodeResponse & {
     write(chunk: Uint8Array): boolean;
   };
   compressor.on("data", (chunk: Buffer) => {
@@ -73,7 +73,7 @@ export function compressingSink(
 }
 
 /** Writes a chunk, waiting for the client to take the previous ones when the buffer is full. @private */
-export function writeChunk(res: NodeServerResponse, chunk: string | Uint8Array): Promise<void> {
+export function writeChunk(res: NodeResponse, chunk: string | Uint8Array): Promise<void> {
   return new Promise((resolve) => {
     if ((res as { write(chunk: string | Uint8Array): boolean }).write(chunk)) {
       resolve();

@@ -1,11 +1,10 @@
 import type { DescMethod, DescService, Registry } from "@bufbuild/protobuf";
 import type { ConnectError, ContextValues } from "@connectrpc/connect";
-import type { UniversalHandler } from "@connectrpc/connect/protocol";
+import type { NodeRequest, NodeResponse, TranscodingRouter } from "@folio/rpc-protocols";
+import type { UniversalHandler } from "@folio/rpc-protocols/connect-internals";
 import type { CompressionOptions } from "./content-coding.js";
 import type { HttpErrorEnvelope } from "./error-envelope.js";
 import type { HttpRoute } from "./http-route.js";
-import type { NodeServerRequest, NodeServerResponse } from "./node-types.js";
-import type { TranscodingRouter } from "./transcoding-router.js";
 
 /** Options of the protobuf JSON mapping the transcoder reads requests and writes responses with. */
 export interface HttpTranscoderJsonOptions {
@@ -40,7 +39,7 @@ export interface HttpTranscoderOptions {
   /** The routes to serve, instead of those of `services` (see {@link collectHttpRoutes}). */
   readonly routes?: readonly HttpRoute[];
   /** Context values for a request, as the option of the same name of `connectNodeAdapter`. */
-  readonly contextValues?: (req: NodeServerRequest) => ContextValues;
+  readonly contextValues?: (req: NodeRequest) => ContextValues;
   /** The largest request body read, in bytes; larger ones get 413. Default 1 MiB. */
   readonly maxBodyBytes?: number;
   /** The HTTP status of a successful response of a method (say, 201 for a create). Default 200. */
@@ -50,7 +49,7 @@ export interface HttpTranscoderOptions {
    * response header. By default, the `X-Request-Id` response header if one is set already (by a
    * server that assigns ids), then the request header, then a random UUID.
    */
-  readonly requestId?: (req: NodeServerRequest, res: NodeServerResponse) => string;
+  readonly requestId?: (req: NodeRequest, res: NodeResponse) => string;
   /** Options of the JSON mapping. */
   readonly jsonOptions?: HttpTranscoderJsonOptions;
   /**
@@ -75,7 +74,7 @@ export interface HttpTranscoderOptions {
    * and those it decides itself (no route, 405, 413, 415, a malformed body), say for the access
    * log and metrics to record the code the client gets.
    */
-  readonly onError?: (error: ConnectError, req: NodeServerRequest) => void;
+  readonly onError?: (error: ConnectError, req: NodeRequest) => void;
   /**
    * How unary answers (above the threshold) and NDJSON/SSE streams (flushed after each message)
    * are compressed for the `Accept-Encoding` of the client (br, zstd where Node has it, gzip), or
@@ -86,7 +85,7 @@ export interface HttpTranscoderOptions {
   /** Send a strong `ETag` on GET answers and `304 Not Modified` for a matching `If-None-Match`. Default true. */
   readonly etags?: boolean;
   /** The `Cache-Control` of a successful GET answer (and its 304), or undefined for none. Default none. */
-  readonly cacheControl?: (req: NodeServerRequest) => string | undefined;
+  readonly cacheControl?: (req: NodeRequest) => string | undefined;
 }
 
 /** What {@link HttpTranscoderOptions.errorBody} knows of an error response. */

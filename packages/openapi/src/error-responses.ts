@@ -1,4 +1,4 @@
-import { codeToHttpStatus, codeToString } from "@connectrpc/connect/protocol-connect";
+import { codeToHttpStatus, codeToString } from "@folio/googleapis";
 import { type HttpRoute, rawBodyTarget, routeErrorRules } from "@folio/http-transcoder";
 import type { CommonErrorContext, OpenApiDocumentOptions } from "./document-options.js";
 import {

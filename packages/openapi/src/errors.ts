@@ -1,7 +1,7 @@
 import { Code } from "@connectrpc/connect";
 // Connect's table of codes, names and HTTP statuses; marked internal by connect-es, so its
 // version is pinned exactly.
-import { codeFromString, codeToHttpStatus, codeToString } from "@connectrpc/connect/protocol-connect";
+import { codeFromString, codeToHttpStatus, codeToString } from "@folio/googleapis";
 import type { SchemaObject } from "./openapi-types.js";
 
 /**

@@ -1,4 +1,4 @@
-import { codeOfStatus } from "../transport/answer-code.js";
+import { codeOfStatus } from "@folio/rpc-protocols";
 import type { Protocol, RequestReport } from "../transport/request-report.js";
 
 /**

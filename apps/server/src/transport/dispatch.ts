@@ -1,9 +1,9 @@
 import { DEVELOPMENT_TOKEN_PATH } from "@folio/api-document";
 import { splitRequestTarget } from "@folio/http-transcoder";
+import { rpcProtocolOf } from "@folio/rpc-protocols";
 import type { NodeHandler, NodeRequest, NodeResponse } from "./node-handler.js";
 import type { ReportingHandler } from "./request-report.js";
 import { respond } from "./respond.js";
-import { rpcProtocolOf } from "./rpc-protocol.js";
 
 /** The handlers of the server's paths, each of one job. */
 export interface Routes {

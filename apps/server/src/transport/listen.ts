@@ -8,7 +8,7 @@ import { closeAfterEarlyResponse, resetAfterEarlyResponse } from "./early-respon
 import { routeByFirstBytes } from "./first-bytes.js";
 import { limitHttp2Session } from "./http2-session-limits.js";
 import type { NodeHandler } from "./node-handler.js";
-import { normalizeRequestTarget } from "./request-target.js";
+import { normalizeRequestTarget } from "./origin-form.js";
 
 export type { ConnectionLimits } from "./connection-limits.js";
 

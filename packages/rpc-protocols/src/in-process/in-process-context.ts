@@ -1,12 +1,12 @@
 import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ContextValues, type HandlerContext } from "@connectrpc/connect";
-import type { NodeServerRequest, NodeServerResponse } from "./node-types.js";
+import type { NodeRequest, NodeResponse } from "../node-types.js";
 import { RequestHeaders } from "./request-headers.js";
 
 /** What {@link createInProcessContext} builds a call's context of. */
 export interface InProcessContextInit {
-  readonly req: NodeServerRequest;
-  readonly res: NodeServerResponse;
+  readonly req: NodeRequest;
+  readonly res: NodeResponse;
   readonly method: DescMethod;
   /** The procedure's path, `/acme.v1.Library/GetBook`. */
   readonly requestPath: string;
@@ -32,7 +32,7 @@ export interface InProcessCall {
 
 /**
  * The context a method is called in when the server calls it in-process (REST, and the unary
- * fast path of Connect, gRPC and gRPC-Web): the request's headers as the call sees them (read from
+ * in-process path of Connect, gRPC and gRPC-Web): the request's headers as the call sees them (read from
  * Node's headers when asked), the deadline, and a signal that aborts when the client goes away or
  * the deadline passes. What connect-es's `createHandlerContext` builds too, without copying every
  * header into a `Headers` and linking three abort controllers for each call.

@@ -1,14 +1,14 @@
 import type { ConnectError, HandlerContext } from "@connectrpc/connect";
-import { encodeEnvelope } from "@connectrpc/connect/protocol";
 import {
+  encodeEnvelope,
   grpcStatusOk,
-  setTrailerStatus,
+  setGrpcWebTrailerStatus,
   trailerFlag,
   trailerSerialize,
-} from "@connectrpc/connect/protocol-grpc-web";
-import type { UnaryAnswer } from "../unary-response.js";
-import { envelope, grpcHeader } from "./grpc-framing.js";
-import type { UnaryWire } from "./wire.js";
+} from "../connect-internals.js";
+import { envelope, grpcHeader } from "../protocol-grpc/unary-answer.js";
+import type { UnaryWire } from "../unary-wire.js";
+import type { UnaryAnswer } from "../write-unary-answer.js";
 
 /**
  * The trailer frame of a call that succeeded and set no trailers, the common case, built once
@@ -38,7 +38,7 @@ export async function grpcWebAnswer(
     trailerFrame = TRAILER_OK;
   } else {
     if (outcome instanceof Uint8Array) trailer.set("grpc-status", grpcStatusOk);
-    else setTrailerStatus(trailer, outcome);
+    else setGrpcWebTrailerStatus(trailer, outcome);
     trailerFrame = await envelope(trailerFlag, trailerSerialize(trailer), wire, compressMinBytes);
   }
   if (!(outcome instanceof Uint8Array)) return { status: 200, header, body: trailerFrame };

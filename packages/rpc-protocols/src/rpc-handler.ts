@@ -1,23 +1,23 @@
 import { Code, ConnectError, type ConnectRouter, type ContextValues } from "@connectrpc/connect";
-import type { UniversalHandler } from "@connectrpc/connect/protocol";
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
-import { splitRequestTarget } from "@folio/http-transcoder";
-import type { Logger } from "pino";
 import { codeOfCallEnd, codeOfStatus } from "./answer-code.js";
 import { callEndKey } from "./answered-code-gate.js";
-import type { NodeHandler, NodeRequest, NodeResponse } from "./node-handler.js";
-import type { ReportingHandler, RequestReport } from "./request-report.js";
-import { rpcProtocolOf } from "./rpc-protocol.js";
-import type { UnaryCalls } from "./unary/unary-call.js";
-import { writeUnaryResponse } from "./unary-response.js";
+import type { CallReport, CallReportingHandler } from "./call-report.js";
+import type { UniversalHandler } from "./connect-internals.js";
+import { rpcProtocolOf } from "./detect-protocol.js";
+import type { ErrorLogger } from "./logger.js";
+import type { NodeHandler, NodeRequest, NodeResponse } from "./node-types.js";
+import { splitRequestTarget } from "./request-target.js";
+import type { UnaryCalls } from "./unary-calls.js";
+import { writeUnaryResponse } from "./write-unary-answer.js";
 
-/** Options of {@link createConnectHandler}. */
-export interface ConnectHandlerOptions {
+/** Options of {@link createRpcHandler}. */
+export interface RpcHandlerOptions {
   /** Context values of a request's call, by the request's id. */
   readonly contextValues: (requestId: string) => ContextValues;
   /** Answers requests for paths that are no procedure of the router. */
   readonly notFound: NodeHandler;
-  readonly logger: Logger;
+  readonly logger: ErrorLogger;
   /** Serves the unary calls it can in-process; absent: connect-es's handlers serve every call. */
   readonly unaryCalls?: UnaryCalls | undefined;
 }
@@ -32,13 +32,10 @@ const ANSWERED_BEFORE_A_CALL = new Set([405, 415, 505]);
  * Serves a router's procedures over Connect, gRPC and gRPC-Web. `connectNodeAdapter` does the
  * same but builds a router of its own from a callback; this serves the server's one router, whose
  * handlers the REST transcoder serves too. A unary call the in-process path takes
- * (`unary/wire.ts` says which) is served there; every other request by connect-es's handler.
- * Reports the RPC called, and hands the report on to whichever of the two answers.
+ * (`unaryWireOf` of `@folio/rpc-protocols` says which) is served there; every other request by
+ * connect-es's handler. Reports the RPC called, and hands the report on to whichever of the two answers.
  */
-export function createConnectHandler(
-  router: ConnectRouter,
-  options: ConnectHandlerOptions,
-): ReportingHandler {
+export function createRpcHandler(router: ConnectRouter, options: RpcHandlerOptions): CallReportingHandler {
   const byPath = new Map<string, UniversalHandler>(
     router.handlers.map((handler) => [handler.requestPath, handler]),
   );
@@ -76,7 +73,7 @@ export function createConnectHandler(
     req: NodeRequest,
     res: NodeResponse,
     handler: UniversalHandler,
-    report: RequestReport,
+    report: CallReport,
     body: AsyncIterable<Uint8Array> | undefined,
   ): void {
     const unary = handler.method.methodKind === "unary";

@@ -1,8 +1,12 @@
 import type { ConnectError, HandlerContext } from "@connectrpc/connect";
-import { encodeEnvelope, envelopeCompress } from "@connectrpc/connect/protocol";
-import { grpcStatusOk, setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
-import { EMPTY, type NodeHeaders, nodeHeaders, type UnaryAnswer } from "../unary-response.js";
-import type { UnaryWire } from "./wire.js";
+import {
+  encodeEnvelope,
+  envelopeCompress,
+  grpcStatusOk,
+  setGrpcTrailerStatus,
+} from "../connect-internals.js";
+import type { UnaryWire } from "../unary-wire.js";
+import { EMPTY, type NodeHeaders, nodeHeaders, type UnaryAnswer } from "../write-unary-answer.js";
 
 /**
  * The answer of a unary gRPC call: status 200, the response headers (content type,
@@ -20,7 +24,7 @@ export async function grpcAnswer(
 ): Promise<UnaryAnswer> {
   const header = grpcHeader(context, wire);
   if (!(outcome instanceof Uint8Array)) {
-    setTrailerStatus(context.responseTrailer, outcome);
+    setGrpcTrailerStatus(context.responseTrailer, outcome);
     for (const [name, value] of Object.entries(nodeHeaders(context.responseTrailer))) {
       const before = header[name];
       header[name] = before === undefined ? value : [before, value].flat();

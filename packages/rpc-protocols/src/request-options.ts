@@ -1,7 +1,7 @@
 import type { JsonReadOptions, JsonWriteOptions } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { Compression } from "@connectrpc/connect/protocol";
 import { compressionBrotli, compressionGzip } from "@connectrpc/connect-node";
+import type { Compression } from "./connect-internals.js";
 
 /** Options of `connectNodeAdapter` that decide which request messages are read, and how. */
 export interface ConnectRequestOptions {

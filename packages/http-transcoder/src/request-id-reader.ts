@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
-import type { NodeServerRequest, NodeServerResponse } from "./node-types.js";
+import type { NodeRequest, NodeResponse } from "@folio/rpc-protocols";
 import { requestIdHeader } from "./rest-headers.js";
 import type { HttpTranscoderOptions } from "./transcoder-options.js";
 
 /** Gives the id of a request, for error responses and their `X-Request-Id`. @private */
-export type RequestIdReader = (req: NodeServerRequest, res: NodeServerResponse) => string;
+export type RequestIdReader = (req: NodeRequest, res: NodeResponse) => string;
 
 /**
  * The `requestId` option, or by default: the `X-Request-Id` response header if the server set one

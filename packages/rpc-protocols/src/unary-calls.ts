@@ -7,23 +7,21 @@ import {
   type Interceptor,
   type MethodImplSpec,
 } from "@connectrpc/connect";
-import {
-  createMethodSerializationLookup,
-  invokeUnaryImplementation,
-  validateReadWriteMaxBytes,
-} from "@connectrpc/connect/protocol";
-import { createInProcessContext, type RegisteredMethod } from "@folio/http-transcoder";
-import type { Logger } from "pino";
-import { codeOfError } from "../answer-code.js";
-import type { ConnectRequestOptions } from "../connect-request-options.js";
-import type { NodeRequest, NodeResponse } from "../node-handler.js";
-import { writeUnaryAnswer } from "../unary-response.js";
-import { clientGoneReason } from "./client-gone.js";
-import { connectAnswer } from "./connect-framing.js";
-import { grpcAnswer } from "./grpc-framing.js";
-import { grpcWebAnswer } from "./grpc-web-framing.js";
+import { codeOfError } from "./answer-code.js";
+import { createMethodSerializationLookup, validateReadWriteMaxBytes } from "./connect-internals.js";
+import { callUnary } from "./in-process/call-in-process.js";
+import { clientGoneReason } from "./in-process/client-gone.js";
+import { createInProcessContext } from "./in-process/in-process-context.js";
+import type { RegisteredMethod } from "./in-process/transcoding-router.js";
+import type { ErrorLogger } from "./logger.js";
+import type { NodeRequest, NodeResponse } from "./node-types.js";
+import { connectAnswer } from "./protocol-connect/unary-answer.js";
+import { grpcAnswer } from "./protocol-grpc/unary-answer.js";
+import { grpcWebAnswer } from "./protocol-grpc-web/unary-answer.js";
 import { bodyBytes, readBody, replayBody, singleEnvelope } from "./read-message.js";
-import { type UnaryWire, unaryWireOf } from "./wire.js";
+import type { ConnectRequestOptions } from "./request-options.js";
+import { type UnaryWire, unaryWireOf } from "./unary-wire.js";
+import { writeUnaryAnswer } from "./write-unary-answer.js";
 
 /** Options of {@link createUnaryCalls}: what the router was built with. */
 export interface UnaryCallOptions {
@@ -32,7 +30,7 @@ export interface UnaryCallOptions {
   readonly requestOptions: ConnectRequestOptions;
   /** The router's request gate, run for every call before its body is read. */
   readonly requestGate: (context: HandlerContext) => void;
-  readonly logger: Logger;
+  readonly logger: ErrorLogger;
 }
 
 /** What the layer that hands a call on gives it: its context values, and where its answer's code goes. */
@@ -133,7 +131,7 @@ export function createUnaryCalls(options: UnaryCallOptions): UnaryCalls {
         data = await wire.requestCompression.decompress(data, readMaxBytes);
       }
       const input = method.serialization.getI(wire.binary).parse(data);
-      const output = await invokeUnaryImplementation(method.spec, context, input, method.interceptors);
+      const output = await callUnary(method, context, input);
       outcome = method.serialization.getO(wire.binary).serialize(output);
       end();
     } catch (reason) {

@@ -1,14 +1,14 @@
 import type { JsonWriteOptions } from "@bufbuild/protobuf";
 import type { ConnectError, HandlerContext } from "@connectrpc/connect";
-import { mergeNonProtocolHeaders } from "@connectrpc/connect/protocol";
 import {
-  codeToHttpStatus,
+  connectCodeToHttpStatus,
   contentTypeUnaryJson,
   errorToJsonBytes,
   headerUnaryTrailerPrefix,
-} from "@connectrpc/connect/protocol-connect";
-import { nodeHeaders, type UnaryAnswer } from "../unary-response.js";
-import type { UnaryWire } from "./wire.js";
+  mergeNonProtocolHeaders,
+} from "../connect-internals.js";
+import type { UnaryWire } from "../unary-wire.js";
+import { nodeHeaders, type UnaryAnswer } from "../write-unary-answer.js";
 
 const TRAILER_PREFIX = headerUnaryTrailerPrefix.toLowerCase();
 
@@ -31,7 +31,7 @@ export async function connectAnswer(
   if (outcome instanceof Uint8Array) {
     body = outcome;
   } else {
-    status = codeToHttpStatus(outcome.code);
+    status = connectCodeToHttpStatus(outcome.code);
     contentType = contentTypeUnaryJson;
     if (!outcome.isWireError) mergeNonProtocolHeaders(context.responseHeader, outcome.metadata);
     body = errorToJsonBytes(outcome, jsonOptions);

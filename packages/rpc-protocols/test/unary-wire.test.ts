@@ -1,9 +1,9 @@
-// The boundary of the in-process unary path (transport/unary/wire.ts): the requests it serves, and
+// The boundary of the in-process unary path (src/unary-wire.ts): the requests it serves, and
 // those it leaves to connect-es's handlers.
 import { describe, expect, it } from "vitest";
-import { connectRequestOptions } from "../src/transport/connect-request-options.js";
-import type { NodeRequest } from "../src/transport/node-handler.js";
-import { unaryWireOf } from "../src/transport/unary/wire.js";
+import type { NodeRequest } from "../src/node-types.js";
+import { connectRequestOptions } from "../src/request-options.js";
+import { unaryWireOf } from "../src/unary-wire.js";
 
 const { acceptCompression } = connectRequestOptions(1024);
 

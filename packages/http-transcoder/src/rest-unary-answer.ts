@@ -1,6 +1,6 @@
 import type { Message } from "@bufbuild/protobuf";
+import type { NodeRequest, NodeResponse } from "@folio/rpc-protocols";
 import type { CompiledRoute } from "./compile-routes.js";
-import type { NodeServerRequest, NodeServerResponse } from "./node-types.js";
 import { appendNextPageLink } from "./page-links.js";
 import { bodyBytes, type ResponseBodyWriter } from "./response-body.js";
 import { setResponseHeaders } from "./rest-headers.js";
@@ -21,8 +21,8 @@ export interface UnaryAnswer {
  * @private
  */
 export function writeUnaryResponse(
-  req: NodeServerRequest,
-  res: NodeServerResponse,
+  req: NodeRequest,
+  res: NodeResponse,
   entry: CompiledRoute,
   answer: UnaryAnswer,
   sending: BodySending,

@@ -1,0 +1,67 @@
+import { Code } from "@connectrpc/connect";
+
+// The codes' names and HTTP statuses as the Connect protocol gives them
+// (https://connectrpc.com/docs/protocol#error-codes, #http-to-error-code): the names REST's error
+// envelope and the docs write, and the statuses REST and Connect answer with. connect-es keeps its
+// own copy in an internal module (its protocol-connect); this table is Folio's, for
+// the packages that must stay light (the published client) as much as for the server, and
+// @folio/rpc-protocols' test/connect-internals.test.ts pins it to connect-es's.
+
+const NAMES: readonly (readonly [Code, string, number])[] = [
+  [Code.Canceled, "canceled", 499],
+  [Code.Unknown, "unknown", 500],
+  [Code.InvalidArgument, "invalid_argument", 400],
+  [Code.DeadlineExceeded, "deadline_exceeded", 504],
+  [Code.NotFound, "not_found", 404],
+  [Code.AlreadyExists, "already_exists", 409],
+  [Code.PermissionDenied, "permission_denied", 403],
+  [Code.ResourceExhausted, "resource_exhausted", 429],
+  [Code.FailedPrecondition, "failed_precondition", 400],
+  [Code.Aborted, "aborted", 409],
+  [Code.OutOfRange, "out_of_range", 400],
+  [Code.Unimplemented, "unimplemented", 501],
+  [Code.Internal, "internal", 500],
+  [Code.Unavailable, "unavailable", 503],
+  [Code.DataLoss, "data_loss", 500],
+  [Code.Unauthenticated, "unauthenticated", 401],
+];
+
+const nameOf = new Map(NAMES.map(([code, name]) => [code, name]));
+const codeOf = new Map(NAMES.map(([code, name]) => [name, code]));
+const statusOf = new Map(NAMES.map(([code, , status]) => [code, status]));
+
+/** A code's name in snake case, e.g. `permission_denied`; a number not a code as its digits. */
+export function codeToString(code: Code): string {
+  return nameOf.get(code) ?? String(code);
+}
+
+/** The code of a snake-case name, e.g. `permission_denied`; undefined for none. */
+export function codeFromString(name: string): Code | undefined {
+  return codeOf.get(name);
+}
+
+/** The HTTP status a code is answered with (Connect's, and REST's); 500 for a number not a code. */
+export function codeToHttpStatus(code: Code): number {
+  return statusOf.get(code) ?? 500;
+}
+
+/** The code of an HTTP status answered without one (the Connect protocol's "HTTP to error code"). */
+export function codeFromHttpStatus(status: number): Code {
+  switch (status) {
+    case 400:
+      return Code.Internal;
+    case 401:
+      return Code.Unauthenticated;
+    case 403:
+      return Code.PermissionDenied;
+    case 404:
+      return Code.Unimplemented;
+    case 429:
+    case 502:
+    case 503:
+    case 504:
+      return Code.Unavailable;
+    default:
+      return Code.Unknown;
+  }
+}

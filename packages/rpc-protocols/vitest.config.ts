@@ -1,0 +1,3 @@
+import { folioVitestConfig } from "@folio/test-support/vitest";
+
+export default folioVitestConfig();
