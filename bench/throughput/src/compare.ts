@@ -17,7 +17,7 @@
 // Needs wrk and h2load (Debian: apt-get install -y wrk nghttp2-client) and the server's build
 // (pnpm exec turbo run build --filter=@folio/server...); `pnpm bench:throughput` does both steps.
 
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -42,10 +42,10 @@ import {
   type RunningServer,
   SERVER_ENTRY,
   type ServerKind,
-  type ServerSetup,
+  serverSetup,
   startServer,
 } from "./compare/servers.ts";
-import { AUDIENCE, createBenchIssuer, ISSUER } from "./compare/tokens.ts";
+import { createBenchIssuer } from "./compare/tokens.ts";
 import { missingTools } from "./compare/tools.ts";
 
 let args: ReturnType<typeof readArgs>;
@@ -122,16 +122,13 @@ async function compare(): Promise<boolean> {
 
   const issuer = await createBenchIssuer(dir);
   const token = await issuer.sign({ org_id: orgId, scope: "files:upload project:read" }, 12);
-  const setup: ServerSetup = {
+  const setup = serverSetup({
     databaseUrl: database.url,
     jwksFile: issuer.jwksFile,
-    issuer: ISSUER,
-    audience: AUDIENCE,
-    pageTokenSecret: randomBytes(32).toString("base64url"),
     poolSize: options.pool,
     dir,
     readyToken: token,
-  };
+  });
 
   console.log(`# Throughput: Folio against hand-written Fastify, node:http and grpc-js services\n`);
   console.log(

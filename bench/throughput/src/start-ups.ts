@@ -9,16 +9,16 @@
 //
 //   node bench/throughput/src/start-ups.ts --starts 12 \
 //     --folio ../before/apps/server/dist/main.js,apps/server/dist/main.js
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createBenchDatabase, DEFAULT_SERVER_URL, seedProjects } from "./compare/database.ts";
 import { cpuMs, rssBytes } from "./compare/proc-stats.ts";
-import { type ServerSetup, startServer } from "./compare/servers.ts";
+import { serverSetup, startServer } from "./compare/servers.ts";
 import { median } from "./compare/stats.ts";
-import { AUDIENCE, createBenchIssuer, ISSUER } from "./compare/tokens.ts";
+import { createBenchIssuer } from "./compare/tokens.ts";
 
 const { values } = parseArgs({
   options: {
@@ -40,16 +40,13 @@ try {
   const orgId = randomUUID();
   await seedProjects(database.url, [{ id: orgId, projects: 10 }]);
   const issuer = await createBenchIssuer(dir);
-  const setup: ServerSetup = {
+  const setup = serverSetup({
     databaseUrl: database.url,
     jwksFile: issuer.jwksFile,
-    issuer: ISSUER,
-    audience: AUDIENCE,
-    pageTokenSecret: randomBytes(32).toString("base64url"),
     poolSize: 10,
     dir,
     readyToken: await issuer.sign({ org_id: orgId, scope: "project:read" }, 12),
-  };
+  });
   const rounds: Map<string, { wall: number; cpu: number; rss: number }>[] = [];
   for (let round = 0; round < starts; round++) {
     const measured = new Map<string, { wall: number; cpu: number; rss: number }>();

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { closeSync, openSync, readFileSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
@@ -6,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { freePort } from "@folio/test-support/ports";
 import { grpcUnary } from "./grpc-unary.ts";
 import { listProjectsRequest } from "./protobuf.ts";
+import { AUDIENCE, ISSUER } from "./tokens.ts";
 
 /** The four servers of the comparison. */
 export type ServerKind = "folio" | "fastify" | "node-http" | "grpc-js";
@@ -35,6 +37,18 @@ export interface ServerSetup {
   readonly dir: string;
   /** A token with `project:read`, to tell when a server serves. */
   readonly readyToken: string;
+}
+
+/** What every server of one run shares: the bench issuer's claims and a page-token key of its own. */
+export function serverSetup(
+  init: Pick<ServerSetup, "databaseUrl" | "jwksFile" | "poolSize" | "dir" | "readyToken">,
+): ServerSetup {
+  return {
+    ...init,
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    pageTokenSecret: randomBytes(32).toString("base64url"),
+  };
 }
 
 /** A server in a child process of its own, serving. */
