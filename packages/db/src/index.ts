@@ -28,7 +28,13 @@ export {
   migrationsDir,
   pendingMigrations,
 } from "./migrate.js";
-export type { NewProject, ProjectFilters, ProjectPageQuery, ProjectQueries } from "./projects.js";
+export type {
+  NewProject,
+  ProjectFilters,
+  ProjectPageQuery,
+  ProjectQueries,
+  ProjectRecord,
+} from "./projects.js";
 export type { ReadRoute } from "./replica-reads.js";
 export {
   checkSessionTimeouts,

@@ -1,13 +1,13 @@
 import { create } from "@bufbuild/protobuf";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { requireCaller } from "@folio/auth";
-import type { Db, Project } from "@folio/db";
+import type { Db, ProjectRecord } from "@folio/db";
 import { invalidArgument } from "@folio/googleapis";
 import {
   type ListProjectsRequest,
   ListProjectsResponseSchema,
-  ProjectSchema,
+  type Project,
   type ProjectService,
 } from "@folio/proto";
 import type { PageTokens } from "./page-token.js";
@@ -67,8 +67,16 @@ function bindingOf(orgId: string, request: ListProjectsRequest): string {
   return JSON.stringify([orgId, request.namePrefix, request.city, request.country, request.postalCode]);
 }
 
-function toMessage(project: Project) {
-  return create(ProjectSchema, {
+/**
+ * A project's message, written as the plain object a protobuf-es message is rather than with
+ * `create()`, whose field-by-field copy of an init object (with the record it copied from) was 6%
+ * of the CPU of a 1000-row page over gRPC. Every field is an own property, an absent optional one
+ * `undefined` (which protobuf-es reads as not set), so that a page's messages share one shape; the
+ * type makes a field the proto adds a compile error here until it is written.
+ */
+function toMessage(project: ProjectRecord): Project {
+  return {
+    $typeName: "folio.v1.Project",
     id: project.id,
     orgId: project.orgId,
     name: project.name,
@@ -77,6 +85,6 @@ function toMessage(project: Project) {
     postalCode: project.postalCode ?? undefined,
     city: project.city ?? undefined,
     country: project.country ?? undefined,
-    createdAt: timestampFromDate(project.createdAt),
-  });
+    createdAt: timestampFromMs(project.createdAtMs),
+  };
 }
