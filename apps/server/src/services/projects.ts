@@ -69,10 +69,10 @@ function bindingOf(orgId: string, request: ListProjectsRequest): string {
 
 /**
  * A project's message, written as the plain object a protobuf-es message is rather than with
- * `create()`, whose field-by-field copy of an init object (with the record it copied from) was 6%
- * of the CPU of a 1000-row page over gRPC. Every field is an own property, an absent optional one
- * `undefined` (which protobuf-es reads as not set), so that a page's messages share one shape; the
- * type makes a field the proto adds a compile error here until it is written.
+ * `create()`: its field-by-field copy of an init object, with the record copied for it, was 10%
+ * of the CPU of a 1000-row page over gRPC, and this is 4%. Every field is an own property (an
+ * absent optional one `undefined`, which protobuf-es reads as not set), so that a page's messages
+ * share one shape; `satisfies` makes a field the proto adds a compile error here until it is set.
  */
 function toMessage(project: ProjectRecord): Project {
   return {
@@ -86,5 +86,8 @@ function toMessage(project: ProjectRecord): Project {
     city: project.city ?? undefined,
     country: project.country ?? undefined,
     createdAt: timestampFromMs(project.createdAtMs),
-  };
+  } satisfies Omit<EveryField<Project>, "$unknown">;
 }
+
+/** A message type with every field required, an optional one as `undefined` when not set. */
+type EveryField<M> = { [K in keyof Required<M>]: M[K] };
