@@ -97,6 +97,8 @@ describe("the client packages, installed from their tarballs outside the workspa
         devDependencies: { typescript: "5.9.3", "@types/node": "24.19.2" },
       }),
     );
+    // npm reaches the registry with the machine's TLS trust and proxy settings (turbo.json passes
+    // NODE_EXTRA_CA_CERTS and the proxy variables to tests); a cold npm cache fails without them.
     const install = await run(
       process.execPath,
       [NPM_CLI, "install", "--no-audit", "--no-fund", "--prefer-offline"],
