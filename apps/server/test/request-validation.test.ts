@@ -41,7 +41,9 @@ function statedRules(sent: string): string[] {
   const name = sent.normalize("NFC").trim();
   const broken: string[] = [];
   if (name === "") return ["must not be empty"];
-  if ([...name].length > 255) broken.push("must be at most 255 characters");
+  // A run of more than 30 combining marks as sent is refused for that, and its length not counted.
+  if (/\p{M}{31}/u.test(sent)) broken.push("must not contain more than 30 combining marks in a row");
+  else if ([...name].length > 255) broken.push("must be at most 255 characters");
   if (/\p{Cc}/u.test(name)) broken.push("must not contain control characters");
   const invisible = INVISIBLE.exec(name)?.[0];
   if (invisible !== undefined) {
@@ -125,6 +127,8 @@ describe("CreateFolder's name rules, checked on the name as sent", () => {
       "\uFE0F",
       "\u{1F4BB}",
       "x".repeat(60),
+      "\u0301".repeat(16),
+      "\u0316\u0301".repeat(8),
     );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {

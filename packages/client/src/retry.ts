@@ -65,17 +65,30 @@ export async function withRetries<T>(
   }
 }
 
-/** Resolves after `ms`, or rejects when `signal` aborts first. */
+/**
+ * Resolves once `ms` have passed by the wall clock (`Date.now()`), or rejects when `signal` aborts
+ * first. A timer may fire a millisecond early by that clock (Node's timers run on a monotonic
+ * clock and round), and a retry sent before the server's Retry-After has passed can be refused
+ * again: so the wait is checked when the timer fires and resumed until the deadline has passed.
+ */
 export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  const until = Date.now() + ms;
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", abort);
-      resolve();
-    }, ms);
+    let timer: ReturnType<typeof setTimeout>;
     const abort = () => {
       clearTimeout(timer);
       reject(signal?.reason);
     };
+    const wait = () => {
+      const left = until - Date.now();
+      if (left <= 0) {
+        signal?.removeEventListener("abort", abort);
+        resolve();
+        return;
+      }
+      timer = setTimeout(wait, left);
+    };
     signal?.addEventListener("abort", abort, { once: true });
+    wait();
   });
 }

@@ -1,10 +1,10 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { BadRequestSchema } from "@folio/googleapis";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { FolioError, folioErrorFromRest, parseRetryAfter } from "../src/errors.js";
 import { nextPageToken } from "../src/rest.js";
-import { retryDelay, withRetries } from "../src/retry.js";
+import { retryDelay, sleep, withRetries } from "../src/retry.js";
 
 const error = (code: Code, headers: Record<string, string> = {}) =>
   new FolioError(new ConnectError("x", code, headers));
@@ -110,5 +110,37 @@ describe("reading what the server sent", () => {
     expect(rest).toBeInstanceOf(FolioError);
     expect(rest).toBeInstanceOf(ConnectError);
     expect(new ConnectError("plain")).not.toBeInstanceOf(FolioError);
+  });
+});
+
+describe("sleep", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
+
+  it("does not resolve when its timer fires before the wall clock has reached the deadline", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    // The wall clock lags the timers by a millisecond, as Date.now() may behind Node's timers.
+    let wallClock = 10_000;
+    vi.spyOn(Date, "now").mockImplementation(() => wallClock);
+    let resolved = false;
+    const done = sleep(1_000, undefined).then(() => {
+      resolved = true;
+    });
+    wallClock = 10_999;
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(resolved).toBe(false);
+    wallClock = 11_000;
+    await vi.advanceTimersByTimeAsync(1);
+    await done;
+    expect(resolved).toBe(true);
+  });
+
+  it("rejects with the signal's reason when it aborts during the wait", async () => {
+    const controller = new AbortController();
+    const waiting = sleep(60_000, controller.signal);
+    controller.abort(new Error("stop"));
+    await expect(waiting).rejects.toThrow("stop");
   });
 });
