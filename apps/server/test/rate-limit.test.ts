@@ -56,6 +56,23 @@ describe.each(VIAS)("rate limits over %s", (via) => {
     expect((await listProjects(server, via, {}, { token: await server.issuer.sign() })).code).toBe("ok");
   });
 
+  it("gives a token's respellings no limit of their own: each is 401, the token's own count goes on", async () => {
+    const token = await server.issuer.sign({ org_id: randomUUID() });
+    const [header, payload, signature] = token.split(".") as [string, string, string];
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const last = alphabet.indexOf(signature.at(-1) as string);
+    const respellings = [`${signature}==`, `${signature.slice(0, -1)}${alphabet[last + 1]}`].map(
+      (spelling) => `${header}.${payload}.${spelling}`,
+    );
+    for (let i = 0; i < 3; i++) expect((await listProjects(server, via, {}, { token })).code).toBe("ok");
+    expect((await listProjects(server, via, {}, { token })).code).toBe("resource_exhausted");
+    for (const respelled of respellings) {
+      const outcome = await listProjects(server, via, {}, { token: respelled });
+      expect(outcome.code).toBe("unauthenticated");
+      if (via === "rest") expect(outcome.status).toBe(401);
+    }
+  });
+
   it("changes nothing for a refused create", async () => {
     const orgId = randomUUID();
     const token = await server.issuer.sign({ org_id: orgId });

@@ -9,8 +9,10 @@ export interface Caller {
   /** OAuth scopes granted by the token. */
   readonly scopes: ReadonlySet<string>;
   /**
-   * Identifies the access token without holding it: the SHA-256 (hex) of the token. Rate limits
-   * are counted per token by this id, so neither Redis nor a heap dump holds usable credentials.
+   * Identifies the access token without holding it: the SHA-256 (hex) of its signing input (header
+   * and payload, which the signature covers), so every signature of the same token (ECDSA has two)
+   * is one id. Rate limits are counted per token by this id, so neither Redis nor a heap dump holds
+   * usable credentials.
    */
   readonly tokenId: string;
 }

@@ -2,6 +2,7 @@ import { hash } from "node:crypto";
 import type { DescMethod, DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { callerKey } from "./caller.js";
+import { signingInput } from "./compact-jws.js";
 import { type AccessTokenVerifier, InvalidTokenError, KeySetUnavailableError } from "./verify.js";
 
 /** Options of {@link createAuthInterceptor}. */
@@ -86,9 +87,9 @@ export function assertEveryMethodHasScope(
   }
 }
 
-/** The id of a token: its SHA-256, hex (see {@link Caller.tokenId}). */
+/** The id of a token: the SHA-256 (hex) of its signing input (see {@link Caller.tokenId}). */
 function tokenIdOf(token: string): string {
-  return hash("sha256", token, "hex");
+  return hash("sha256", signingInput(token), "hex");
 }
 
 function invalidToken(realm: string, message: string): ConnectError {

@@ -1,5 +1,6 @@
 import { errors, type JWTPayload, type JWTVerifyResult, jwtVerify, type ResolvedKey } from "jose";
 import type { AccessTokenVerifier } from "./caller.js";
+import { isCanonicalCompactJws } from "./compact-jws.js";
 import { type KeySource, openKeySet } from "./key-set.js";
 import { isUuid } from "./uuid.js";
 import {
@@ -9,6 +10,10 @@ import {
 } from "./verified-token-cache.js";
 
 export type { AccessTokenVerifier } from "./caller.js";
+
+/** The refusal of a token that is not one canonical JWS Compact Serialization. */
+const MALFORMED = "token is malformed (RFC 7515: three parts of unpadded base64url)";
+
 export type { KeySource } from "./key-set.js";
 
 /**
@@ -135,8 +140,18 @@ export async function createAccessTokenVerifier(
     };
   };
 
-  if (cacheSize === 0) return async (token) => (await verify(token)).caller;
-  return createVerifiedTokenCache({ verify, keys, maxEntries: cacheSize });
+  const verifyOrCache: AccessTokenVerifier =
+    cacheSize === 0
+      ? async (token) => (await verify(token)).caller
+      : createVerifiedTokenCache({ verify, keys, maxEntries: cacheSize });
+  // Before the cache and the signature: a token has one spelling, or it is refused (see
+  // isCanonicalCompactJws), so respellings neither bypass the cache nor make a token new.
+  return async (token) => {
+    if (!isCanonicalCompactJws(token)) {
+      throw new InvalidTokenError(MALFORMED);
+    }
+    return await verifyOrCache(token);
+  };
 }
 
 /** Scopes from `scope` (RFC 9068: space-delimited string) or `scp` (array, common in the wild). */

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, createContextValues } from "@connectrpc/connect";
+import { createTestIssuer, TEST_AUDIENCE, TEST_ISSUER } from "@folio/test-support/tokens";
 import { describe, expect, it } from "vitest";
 import {
   assertEveryMethodHasScope,
@@ -9,7 +10,7 @@ import {
   createAuthInterceptor,
   requireCaller,
 } from "../src/index.js";
-import { InvalidTokenError } from "../src/verify.js";
+import { createAccessTokenVerifier, InvalidTokenError } from "../src/verify.js";
 
 const method = {
   name: "CreateFolder",
@@ -46,7 +47,7 @@ describe("createAuthInterceptor", () => {
   it("puts the verified caller into the context, with the token's id and not the token", async () => {
     const seen = (await call("Bearer good.token.value")).caller;
     expect(seen).toEqual({ ...caller, tokenId: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    expect(seen?.tokenId).toBe(createHash("sha256").update("good.token.value").digest("hex"));
+    expect(seen?.tokenId).toBe(createHash("sha256").update("good.token").digest("hex"));
     expect(JSON.stringify(seen)).not.toContain("good.token.value");
   });
 
@@ -129,5 +130,45 @@ describe("requireCaller", () => {
     }
     expect(error?.code).toBe(Code.Internal);
     expect(error?.rawMessage).toContain("folio.v1.FolderService/CreateFolder");
+  });
+});
+
+describe("a token's id", () => {
+  it("is the same for both ECDSA signatures of one token, (r, s) and (r, n - s), which both verify", async () => {
+    const issuer = await createTestIssuer("ES256");
+    const verify = await createAccessTokenVerifier({
+      keys: { jwks: issuer.jwks },
+      issuer: TEST_ISSUER,
+      audience: TEST_AUDIENCE,
+    });
+    const token = await issuer.sign({ sub: randomUUID(), org_id: randomUUID() });
+    const [header, payload, signature] = token.split(".") as [string, string, string];
+    const bytes = Buffer.from(signature, "base64url");
+    // P-256's group order: s and n - s are both valid for the same r.
+    const n = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+    const s = BigInt(`0x${bytes.subarray(32).toString("hex")}`);
+    const twin = Buffer.concat([
+      bytes.subarray(0, 32),
+      Buffer.from((n - s).toString(16).padStart(64, "0"), "hex"),
+    ]);
+    const twinToken = `${header}.${payload}.${twin.toString("base64url")}`;
+    expect(twinToken).not.toBe(token);
+
+    const interceptor = createAuthInterceptor({ verify, requiredScope: () => "files:upload" });
+    const idOf = async (t: string) => {
+      const req = {
+        method,
+        service: method.parent,
+        header: new Headers({ authorization: `Bearer ${t}` }),
+        contextValues: createContextValues(),
+      };
+      return (
+        (await interceptor(async (r) => r.contextValues.get(callerKey) as never)(
+          req as never,
+        )) as unknown as Caller
+      ).tokenId;
+    };
+    const id = await idOf(token);
+    expect(await idOf(twinToken)).toBe(id);
   });
 });

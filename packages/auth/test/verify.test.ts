@@ -122,8 +122,30 @@ describe("createAccessTokenVerifier", () => {
 
   it("refuses garbage without echoing it", async () => {
     const message = await refusal("not-a-jwt");
-    expect(message).toBe("token is malformed");
+    expect(message).toBe("token is malformed (RFC 7515: three parts of unpadded base64url)");
     expect(message).not.toContain("not-a-jwt");
+  });
+
+  it("refuses every other spelling of a valid token: padding or unused bits set", async () => {
+    const token = await issuer.sign();
+    await expect(verify(token)).resolves.toBeDefined();
+    const [header, payload, signature] = token.split(".") as [string, string, string];
+    // An ES256 signature is 64 bytes: 86 characters, the last carrying 4 unused bits.
+    expect(signature.length % 4).toBe(2);
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const last = alphabet.indexOf(signature.at(-1) as string);
+    const respellings = [
+      `${signature}==`,
+      `${signature}=`,
+      // The same bytes, with the unused low bits of the last character set in each of 15 ways.
+      ...Array.from({ length: 15 }, (_, bits) => `${signature.slice(0, -1)}${alphabet[last + bits + 1]}`),
+    ];
+    for (const spelling of respellings) {
+      expect(Buffer.from(spelling, "base64url").equals(Buffer.from(signature, "base64url"))).toBe(true);
+      expect(await refusal(`${header}.${payload}.${spelling}`), spelling).toBe(
+        "token is malformed (RFC 7515: three parts of unpadded base64url)",
+      );
+    }
   });
 
   it("refuses to be configured with HMAC algorithms", async () => {
