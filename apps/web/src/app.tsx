@@ -130,7 +130,10 @@ function NavLink({
   );
 }
 
-/** Which protocol and organisation the tab uses, at a glance. */
+/**
+ * Which protocol and organisation the tab uses, at a glance: a link can put another
+ * organisation's token into the tab, and this is where the user sees whose data they are looking at.
+ */
 function ConnectionBadge() {
   const { connection, token } = useConnection();
   if (connection.token === "") {
@@ -143,7 +146,11 @@ function ConnectionBadge() {
   const expired = token?.expiresAt !== undefined && token.expiresAt.getTime() <= Date.now();
   const org = token?.orgId ? `org ${token.orgId.slice(0, 8)}…${token.orgId.slice(-4)}` : "token set";
   return (
-    <Link href={ROUTES.connection} className={`badge${expired ? " badge--warning" : ""}`}>
+    <Link
+      href={ROUTES.connection}
+      className={`badge${expired ? " badge--warning" : ""}`}
+      title={token?.orgId ? `Signed in to organisation ${token.orgId}` : undefined}
+    >
       <span className="badge__protocol">{connection.protocol === "grpc-web" ? "gRPC-Web" : "Connect"}</span>
       <span>{expired ? "token expired" : org}</span>
     </Link>

@@ -1,6 +1,7 @@
-import { createContext, type ReactNode, useCallback, useContext, useMemo, useState } from "react";
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from "react";
 import { apiBaseUrl, type Connection, loadConnection, saveConnection } from "./connection.js";
 import { summariseToken, type TokenSummary } from "./token.js";
+import { takeLinkedToken } from "./token-link.js";
 
 interface ConnectionState {
   readonly connection: Connection;
@@ -18,6 +19,15 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
   const update = useCallback((next: Connection) => {
     saveConnection(window.sessionStorage, next);
     setConnection(next);
+  }, []);
+  // A #token= link opened in a tab already showing the app changes only the fragment: no new page
+  // load, so main.tsx does not see it.
+  useEffect(() => {
+    const onHashChange = () => {
+      if (takeLinkedToken()) setConnection(loadConnection(window.sessionStorage));
+    };
+    window.addEventListener("hashchange", onHashChange);
+    return () => window.removeEventListener("hashchange", onHashChange);
   }, []);
   const value = useMemo(
     () => ({

@@ -38,19 +38,25 @@ export function saveConnection(storage: Pick<Storage, "setItem">, connection: Co
 /**
  * Moves a token given in the address's fragment (`#token=...`) into `storage` and removes the
  * fragment from the address bar, so it is neither bookmarked nor shared. The fragment never
- * reaches a server. Returns whether a token was taken.
+ * reaches a server. A link must not swap the tab's token unnoticed (it could sign the tab in to
+ * someone else's organisation), so when another token is stored, `mayReplace` decides. Returns
+ * whether the stored token changed.
  */
 export function takeTokenFromFragment(
   location: Pick<Location, "hash" | "pathname" | "search">,
   history: Pick<History, "replaceState">,
   storage: Pick<Storage, "getItem" | "setItem">,
+  mayReplace: (stored: string, offered: string) => boolean,
 ): boolean {
   const params = new URLSearchParams(location.hash.replace(/^#/, ""));
   const token = params.get("token")?.trim();
   if (token === undefined) return false;
-  if (token !== "") saveConnection(storage, { ...loadConnection(storage), token });
   history.replaceState(null, "", `${location.pathname}${location.search}`);
-  return token !== "";
+  const stored = loadConnection(storage);
+  if (token === "" || token === stored.token) return false;
+  if (stored.token !== "" && !mayReplace(stored.token, token)) return false;
+  saveConnection(storage, { ...stored, token });
+  return true;
 }
 
 /** The API's base URL: the one configured, else the page's own origin. */

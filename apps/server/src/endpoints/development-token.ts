@@ -14,7 +14,8 @@ const EXPIRES_IN = 3600;
  * Development mode's OAuth 2.0 token endpoint (RFC 6749, section 4.4, client credentials): it
  * mints a token of the development issuer for the demo organisation and user, with the scopes
  * asked for (all the API's by default), so that the docs page's request client can authorise
- * itself. Client credentials are not checked: development mode trusts its callers.
+ * itself. Client credentials are not checked: development mode trusts its callers, whom dispatch
+ * limits to requests addressed to loopback names (transport/loopback-host.ts).
  */
 export function createDevelopmentTokenEndpoint(
   issuer: DevelopmentIssuer,

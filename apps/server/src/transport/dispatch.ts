@@ -1,6 +1,7 @@
 import { DEVELOPMENT_TOKEN_PATH } from "@folio/api-document";
 import { splitRequestTarget } from "@folio/http-transcoder";
 import { rpcProtocolOf } from "@folio/rpc-protocols";
+import { refuseUnlessLoopback } from "./loopback-host.js";
 import type { NodeHandler, NodeRequest, NodeResponse } from "./node-handler.js";
 import type { ReportingHandler } from "./request-report.js";
 import { respond } from "./respond.js";
@@ -13,9 +14,12 @@ export interface Routes {
   readonly liveness: NodeHandler;
   /** `GET /readyz`: readiness. */
   readonly readiness: NodeHandler;
-  /** The public keys of development mode's tokens, `GET /.well-known/jwks.json`; absent otherwise. */
+  /**
+   * The public keys of development mode's tokens, `GET /.well-known/jwks.json`, served to loopback
+   * names only; absent otherwise.
+   */
   readonly jwks: object | undefined;
-  /** Development mode's OAuth 2.0 token endpoint, `POST /oauth/token`; absent otherwise. */
+  /** Development mode's OAuth 2.0 token endpoint, `POST /oauth/token`, for loopback names only; absent otherwise. */
   readonly developmentToken: NodeHandler | undefined;
   /** The OpenAPI document and docs page: true when it answered the request. */
   readonly docs: (req: NodeRequest, res: NodeResponse) => boolean;
@@ -53,11 +57,13 @@ export function createDispatch(routes: Routes): ReportingHandler {
     }
     if (req.method === "GET" && path === "/.well-known/jwks.json" && jwksBody !== undefined) {
       route("jwks");
+      if (refuseUnlessLoopback(req, res, report.requestId)) return;
       respond(res, 200, "application/jwk-set+json", jwksBody);
       return;
     }
     if (path === DEVELOPMENT_TOKEN_PATH && routes.developmentToken !== undefined) {
       route("dev-token");
+      if (refuseUnlessLoopback(req, res, report.requestId)) return;
       routes.developmentToken(req, res);
       return;
     }

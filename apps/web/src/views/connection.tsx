@@ -18,6 +18,14 @@ export function ConnectionView() {
   const [protocol, setProtocol] = useState<Protocol>(connection.protocol);
   const [token, setToken] = useState(connection.token);
   const [apiUrlError, setApiUrlError] = useState<string | undefined>(undefined);
+  // A #token= link can change the connection while this form is open: the form then shows the new one.
+  const [shown, setShown] = useState(connection);
+  if (shown !== connection) {
+    setShown(connection);
+    setApiUrl(connection.apiUrl);
+    setProtocol(connection.protocol);
+    setToken(connection.token);
+  }
   const summary = token.trim() === "" ? undefined : summariseToken(token);
 
   const save = (event: FormEvent) => {
