@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listProjects, VIAS } from "./api.js";
@@ -118,7 +118,12 @@ describe.each(VIAS)("ListProjects paging over %s", (via) => {
     const flipped = token.slice(0, -2) + (token.at(-2) === "A" ? "B" : "A") + token.at(-1);
     const attempts: [string, Record<string, string>, string][] = [
       ["altered", { city: "City 1", pageToken: flipped }, mine.token],
-      ["made up", { city: "City 1", pageToken: "1.WyJQMDAwMDEiLCJ4Il0.c2lnbmF0dXJl" }, mine.token],
+      ["made up", { city: "City 1", pageToken: `2.${randomBytes(60).toString("base64url")}` }, mine.token],
+      [
+        "of the earlier format",
+        { city: "City 1", pageToken: "1.WyJQMDAwMDEiLCJ4Il0.c2lnbmF0dXJl" },
+        mine.token,
+      ],
       ["another org's", { city: "City 1", pageToken: token }, theirs.token],
       ["another filter's", { city: "City 2", pageToken: token }, mine.token],
       ["no filter's", { pageToken: token }, mine.token],
@@ -219,45 +224,62 @@ describe("ListProjects over REST", () => {
     expect(namesOf((await next.json()) as JsonObject)).toEqual(["P00003"]);
     expect(next.headers.get("link")).toBeNull();
   });
+
+  it("puts no project's name or id in the Link header, even base64url-decoded", async () => {
+    const orgId = randomUUID();
+    const id = randomUUID();
+    await server.sql(
+      "insert into projects (id, org_id, name) values ($2, $1, 'Harbour Office Refit'), ($3, $1, 'Zeppelin Hangar')",
+      [orgId, id, randomUUID()],
+    );
+    const token = await server.issuer.sign({ org_id: orgId, scope: "project:read" });
+    const page = await listProjects(server, "rest", { pageSize: 1 }, { token });
+    expect(namesOf(page.json)).toEqual(["Harbour Office Refit"]);
+    const link = page.link ?? "";
+    const parts = page.nextPageToken.split(".");
+    const shown = [link, ...parts.map((part) => Buffer.from(part, "base64url").toString("latin1"))];
+    for (const text of shown) {
+      for (const secret of ["Harbour", id, id.replaceAll("-", "")]) {
+        expect(text).not.toContain(secret);
+      }
+    }
+  });
 });
 
 describe("page tokens with PAGE_TOKEN_SECRET", () => {
-  it("are accepted by every instance that shares the secret, and by no other", async () => {
-    const secret = "a-secret-shared-by-every-instance-0123456789";
-    const [a, b, c] = await Promise.all([
-      startTestServer({ PAGE_TOKEN_SECRET: secret }),
-      startTestServer({ PAGE_TOKEN_SECRET: secret }),
-      startTestServer({ PAGE_TOKEN_SECRET: `${secret}-other` }),
+  it("are read while the secret rotates: A's by B,A but not by B; B,A's by B,A and by B", async () => {
+    const secretA = "secret-a-shared-by-every-instance-0123456789";
+    const secretB = "secret-b-shared-by-every-instance-0123456789";
+    const [a, ba, b] = await Promise.all([
+      startTestServer({ PAGE_TOKEN_SECRET: secretA }),
+      startTestServer({ PAGE_TOKEN_SECRET: `${secretB},${secretA}` }),
+      startTestServer({ PAGE_TOKEN_SECRET: secretB }),
     ]);
     try {
       const orgId = randomUUID();
       // The same rows on each instance's database, as if they shared one.
       const ids = [randomUUID(), randomUUID()];
-      for (const instance of [a, b, c]) {
+      for (const instance of [a, ba, b]) {
         await instance.sql(
           "insert into projects (id, org_id, name) values ($2, $1, 'One'), ($3, $1, 'Two')",
           [orgId, ...ids],
         );
       }
       const tokenOn = (instance: TestServer) => instance.issuer.sign({ org_id: orgId });
-      const first = await listProjects(a, "rest", { pageSize: 1 }, { token: await tokenOn(a) });
-      expect(namesOf(first.json)).toEqual(["One"]);
-      const onB = await listProjects(
-        b,
-        "rest",
-        { pageToken: first.nextPageToken },
-        { token: await tokenOn(b) },
-      );
-      expect(namesOf(onB.json)).toEqual(["Two"]);
-      const onC = await listProjects(
-        c,
-        "rest",
-        { pageToken: first.nextPageToken },
-        { token: await tokenOn(c) },
-      );
-      expect(onC.code).toBe("invalid_argument");
+      /** The page `pageToken` points to, asked of `instance`. */
+      const nextOn = async (instance: TestServer, pageToken: string) =>
+        listProjects(instance, "rest", { pageToken }, { token: await tokenOn(instance) });
+
+      const ofA = await listProjects(a, "rest", { pageSize: 1 }, { token: await tokenOn(a) });
+      expect(namesOf(ofA.json)).toEqual(["One"]);
+      expect(namesOf((await nextOn(ba, ofA.nextPageToken)).json)).toEqual(["Two"]);
+      expect((await nextOn(b, ofA.nextPageToken)).code).toBe("invalid_argument");
+
+      const ofBA = await listProjects(ba, "rest", { pageSize: 1 }, { token: await tokenOn(ba) });
+      expect(namesOf((await nextOn(ba, ofBA.nextPageToken)).json)).toEqual(["Two"]);
+      expect(namesOf((await nextOn(b, ofBA.nextPageToken)).json)).toEqual(["Two"]);
     } finally {
-      await Promise.all([a.close(), b.close(), c.close()]);
+      await Promise.all([a.close(), ba.close(), b.close()]);
     }
   });
 });

@@ -90,13 +90,15 @@ export const RPC_IN_PROCESS_UNARY = choiceSetting({
 export const PAGE_TOKEN_SECRET = textSetting({
   name: "PAGE_TOKEN_SECRET",
   default: "(random per process)",
-  values: "32 characters or more (e.g. `openssl rand -base64 32`)",
+  values: "comma-separated secrets of 32 characters or more each (e.g. `openssl rand -base64 32`)",
   meaning:
-    "Key (32+ characters) signing ListProjects page tokens. Set the same value on every instance, " +
-    "or tokens only work on the process that issued them.",
+    "Secrets of the keys that encrypt ListProjects page tokens, the current one first: tokens are " +
+    "sealed with the first and read with any, so a secret can be replaced without invalidating the " +
+    "tokens clients hold (see [Rotating `PAGE_TOKEN_SECRET`](operations.md#rotating-page_token_secret)). " +
+    "Set the same list on every instance, or tokens only work on the process that issued them.",
 });
 
-/** What one request may be, how its answer is sent, and the key of its page tokens. */
+/** What one request may be, how its answer is sent, and the keys of its page tokens. */
 export const requestSettings: SettingGroup = {
   title: "Requests and answers",
   settings: [MAX_REQUEST_BODY_BYTES, REST_COMPRESS_MIN_BYTES, RPC_IN_PROCESS_UNARY, PAGE_TOKEN_SECRET],
