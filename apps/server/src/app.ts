@@ -1,14 +1,11 @@
 import { createFolioOpenApiDocument } from "@folio/api-document";
 import type { DevelopmentIssuer } from "@folio/auth";
 import type { Db } from "@folio/db";
+import { healthServices } from "@folio/grpc-health";
+import { reflectionServices } from "@folio/grpc-reflection";
 import { createHttpTranscoder } from "@folio/http-transcoder";
 import { createApiDocsHandler } from "@folio/openapi";
-import {
-  connectRequestOptions,
-  createRpcHandler,
-  createUnaryCalls,
-  recordAnsweredCode,
-} from "@folio/rpc-protocols";
+import { connectRequestOptions, createRpcHandler, createUnaryCalls } from "@folio/rpc-protocols";
 import type { Logger } from "pino";
 import { createAccessTokens } from "./access-tokens.js";
 import { scheduleIdempotencyPurge } from "./database/idempotency-purge.js";
@@ -21,6 +18,7 @@ import type { Config } from "./env.js";
 import { healthFollowing } from "./health/grpc-health-statuses.js";
 import { monitorReadiness, type Readiness } from "./health/readiness.js";
 import { createRateLimiting } from "./interceptors/rate-limiting.js";
+import { createStreamLimitInterceptor } from "./interceptors/stream-limits.js";
 import { createMetrics, type Metrics } from "./observe/metrics.js";
 import { callContextValues } from "./observe/request-id.js";
 import { withRequestLog } from "./observe/request-log.js";
@@ -56,7 +54,9 @@ export interface App {
  * Assembles the server. A request's path through it: transport/listen (one port, HTTP/1.1 and
  * h2c) → observe/request-log (request id, access log, metrics; creates the request's record and
  * hands it down as its report) → transport/dispatch → REST transcoder or the RPC handler of
- * @folio/rpc-protocols (its unary calls in-process; the rest: connect-es's handlers) → router (interceptors: errors, auth, rate limit, validation, cancelled call) →
+ * @folio/rpc-protocols (its unary calls in-process; the rest: connect-es's handlers) → router (its
+ * request gate before the body is read: authentication, scope, rate limits; then the interceptors:
+ * errors, validation, cancelled call) →
  * services/* → @folio/db. The layer that answers reports the code, once.
  */
 export async function createApp(config: Config, logger: Logger): Promise<App> {
@@ -67,9 +67,9 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   const db = database.db;
   const tokens = await createAccessTokens(config);
   if (tokens.developmentIssuer !== undefined) await seedDemoProjects(db, logger);
-  if (config.pageTokenSecret === undefined && config.auth.mode !== "development") {
+  if (config.pageTokenSecrets.length === 0 && config.auth.mode !== "development") {
     logger.warn(
-      "PAGE_TOKEN_SECRET is not set: page tokens are signed with a random key, valid only on this process until it restarts",
+      "PAGE_TOKEN_SECRET is not set: page tokens are sealed with a random key, valid only on this process until it restarts",
     );
   }
   const rateLimiting = await createRateLimiting(config, logger);
@@ -80,13 +80,19 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
 
   const router = createRouter({
     db,
-    pageTokens: createPageTokens(config.pageTokenSecret),
+    pageTokens: createPageTokens(config.pageTokenSecrets),
     verify: tokens.verify,
     limiter: rateLimiting.limiter,
     logger,
     maxRequestBodyBytes: config.maxRequestBodyBytes,
     health,
     metrics,
+    // Reflection's answers are large and cheap to ask for: without a token only in development.
+    publicReflection: config.auth.mode === "development",
+    streamLimits: createStreamLimitInterceptor(
+      [...healthServices, ...reflectionServices],
+      config.publicStreams,
+    ),
   });
   const rest = createHttpTranscoder({
     router,
@@ -110,7 +116,6 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       ? createUnaryCalls({
           registered: router.registered,
           requestOptions: connectRequestOptions(config.maxRequestBodyBytes),
-          requestGate: recordAnsweredCode,
           logger,
         })
       : undefined,

@@ -24,8 +24,10 @@ import {
   SHUTDOWN_GRACE_MS,
   SHUTDOWN_TIMEOUT_MS,
 } from "./config/server.js";
+import { loadPublicStreamLimits } from "./config/streams.js";
 import { ConfigError, choice, type Env, integer, optionalInteger, text } from "./config/variables.js";
 import type { ConnectionLimits } from "./transport/connection-limits.js";
+import type { StreamLimits } from "./transport/public-stream-limits.js";
 
 export type { AuthConfig } from "./config/auth.js";
 export type { RateLimitConfig } from "./config/rate-limit.js";
@@ -50,11 +52,13 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** Where `/metrics` is served; undefined: nowhere (METRICS_PORT=off). */
   readonly metrics: { readonly host: string; readonly port: number } | undefined;
-  /** Key of page-token signatures; undefined: a random key per process. */
-  readonly pageTokenSecret: string | undefined;
+  /** Secrets of page-token keys, current first (it seals, all open); empty: a random key per process. */
+  readonly pageTokenSecrets: readonly string[];
   readonly rateLimit: RateLimitConfig;
   /** What one client may hold of the server: connections, time, HTTP/2 streams. */
   readonly connections: ConnectionLimits;
+  /** What gRPC health Watch and server reflection streams may hold: per connection, per process, in age. */
+  readonly publicStreams: StreamLimits;
   /** The largest request body on every protocol, counted after decompression. */
   readonly maxRequestBodyBytes: number;
   /** REST answers at least this large are compressed for a client that accepts br, zstd or gzip. */
@@ -113,9 +117,10 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownGraceMs: integer(env, SHUTDOWN_GRACE_MS),
     shutdownTimeoutMs: integer(env, SHUTDOWN_TIMEOUT_MS),
     metrics: loadMetricsConfig(env),
-    pageTokenSecret: loadPageTokenSecret(env),
+    pageTokenSecrets: loadPageTokenSecrets(env),
     rateLimit: loadRateLimitConfig(env),
     connections: loadConnectionLimits(env),
+    publicStreams: loadPublicStreamLimits(env),
     maxRequestBodyBytes: integer(env, MAX_REQUEST_BODY_BYTES),
     restCompressMinBytes: integer(env, REST_COMPRESS_MIN_BYTES),
     corsAllowedOrigins: loadCorsAllowedOrigins(env),
@@ -123,13 +128,19 @@ export function loadConfig(env: Env = process.env): Config {
   };
 }
 
-function loadPageTokenSecret(env: Env): string | undefined {
-  const secret = text(env, PAGE_TOKEN_SECRET);
-  if (secret !== undefined && secret.length < 32) {
-    throw new ConfigError(
-      "PAGE_TOKEN_SECRET",
-      "must be at least 32 characters (e.g. openssl rand -base64 32)",
-    );
+/** PAGE_TOKEN_SECRET's comma-separated secrets, in order; each one 32 characters or more. */
+function loadPageTokenSecrets(env: Env): string[] {
+  const list = text(env, PAGE_TOKEN_SECRET);
+  if (list === undefined) return [];
+  const secrets = list.split(",").map((secret) => secret.trim());
+  for (const [index, secret] of secrets.entries()) {
+    if (secret.length < 32) {
+      // Named by its place: the value is a secret, not for logs.
+      throw new ConfigError(
+        "PAGE_TOKEN_SECRET",
+        `must list secrets of at least 32 characters each, comma-separated (secret ${index + 1} of ${secrets.length} has ${secret.length}; e.g. openssl rand -base64 32)`,
+      );
+    }
   }
-  return secret;
+  return secrets;
 }

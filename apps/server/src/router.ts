@@ -1,18 +1,13 @@
 import type { Interceptor } from "@connectrpc/connect";
 import type { AccessTokenVerifier } from "@folio/auth";
-import { callerKey, createAuthInterceptor } from "@folio/auth";
 import type { Db } from "@folio/db";
 import { type HealthStatuses, healthServices, registerHealthService } from "@folio/grpc-health";
 import { reflectionServices, registerServerReflection } from "@folio/grpc-reflection";
 import { FolderService, ProjectService } from "@folio/proto";
-import { createRateLimitInterceptor, type RateLimiter } from "@folio/rate-limit";
-import {
-  connectRequestOptions,
-  createTranscodingRouter,
-  recordAnsweredCode,
-  type TranscodingRouter,
-} from "@folio/rpc-protocols";
+import type { RateLimiter } from "@folio/rate-limit";
+import { connectRequestOptions, createTranscodingRouter, type TranscodingRouter } from "@folio/rpc-protocols";
 import type { Logger } from "pino";
+import { createCallGate } from "./interceptors/call-gate.js";
 import { createCancelledCallInterceptor } from "./interceptors/cancelled-call.js";
 import { createErrorInterceptor } from "./interceptors/errors.js";
 import { createValidationInterceptor } from "./interceptors/validation.js";
@@ -36,6 +31,10 @@ export interface RouterDependencies {
   /** What grpc.health.v1.Health answers. */
   readonly health: HealthStatuses;
   readonly metrics: Metrics;
+  /** Reflection without a token (development mode); otherwise with any valid token, charged like a call. */
+  readonly publicReflection: boolean;
+  /** Bounds the streams anyone may open: health Watch, reflection (see interceptors/stream-limits.ts). */
+  readonly streamLimits: Interceptor;
 }
 
 /**
@@ -47,8 +46,16 @@ export function createRouter(deps: RouterDependencies): TranscodingRouter {
   const router = createTranscodingRouter({
     interceptors: interceptorChain(deps),
     ...connectRequestOptions(deps.maxRequestBodyBytes),
-    // The code of a call connect-es's handlers answer, for the access log and metrics.
-    requestGate: recordAnsweredCode,
+    // Authentication and rate limits, before the body is read (see call-gate.ts).
+    requestGate: createCallGate({
+      verify: deps.verify,
+      requiredScope: restApi.requiredScope,
+      publicServices: deps.publicReflection ? [...reflectionServices, ...healthServices] : healthServices,
+      anyScopeServices: reflectionServices,
+      limiter: deps.limiter,
+      logger: deps.logger,
+      metrics: deps.metrics,
+    }),
   });
   router.service(
     FolderService,
@@ -64,46 +71,28 @@ export function createRouter(deps: RouterDependencies): TranscodingRouter {
 }
 
 /**
- * The interceptors every call passes, outermost first, and why in this order (the code of the
- * call's answer is reported by the layer that writes it, outside the chain: see app.ts):
+ * The interceptors every call passes once the request gate (authentication, scope, rate limits:
+ * see call-gate.ts) let it through and its body is read, outermost first, and why in this order
+ * (the code of the call's answer is reported by the layer that writes it, outside the chain: see
+ * app.ts):
  * 1. errors: sees every failure, the others' included, and turns it into the code the client gets;
- * 2. auth: the token and the method's scope, before anything is spent on the call (reflection and
- *    health are public: gRPC tooling lists the API, and load balancers probe it, without a token);
- * 3. rate limit: charges the caller that auth established; an unauthenticated call is never
- *    counted against anyone.
- * 4. validation: the request's `buf.validate` rules and the service's own, for every protocol;
- *    after the three above, so that a caller without the scope is 403 whatever it sent, and bad
- *    requests count against the limit.
- * 5. cancelled calls: a call whose client has gone by now does not reach the service.
+ * 2. validation: the request's `buf.validate` rules and the service's own, for every protocol;
+ *    after the gate, so that a caller without the scope is 403 whatever it sent, and bad requests
+ *    count against the limit.
+ * 3. cancelled calls: a call whose client has gone by now does not reach the service.
+ * 4. stream limits: a stream anyone may open is counted and bounded where it reaches its service.
  * Services register no interceptors of their own: a service's list would replace this one.
  */
 function interceptorChain(deps: RouterDependencies): Interceptor[] {
-  const chain: Interceptor[] = [
-    createErrorInterceptor(deps.logger),
-    createAuthInterceptor({
-      verify: deps.verify,
-      requiredScope: restApi.requiredScope,
-      publicServices: [...reflectionServices, ...healthServices],
-    }),
-  ];
-  if (deps.limiter !== undefined) {
-    chain.push(
-      createRateLimitInterceptor({
-        limiter: deps.limiter,
-        keys(req) {
-          const caller = req.contextValues.get(callerKey);
-          return caller === undefined ? undefined : { org: caller.orgId, token: caller.tokenId };
-        },
-        onError: (error) => deps.logger.warn({ err: error }, "rate limiter unavailable; request not limited"),
-        onRefused: (decision) => deps.metrics.rateLimitRefused(decision.policy),
-      }),
-    );
-  }
   // Built here, once: the validator compiles every request's rules now, not on a first call.
   const validation = createRequestValidation(
     services.flatMap((service) => service.methods),
     [createFolderRules],
   );
-  chain.push(createValidationInterceptor(validation), createCancelledCallInterceptor());
-  return chain;
+  return [
+    createErrorInterceptor(deps.logger),
+    createValidationInterceptor(validation),
+    createCancelledCallInterceptor(),
+    deps.streamLimits,
+  ];
 }

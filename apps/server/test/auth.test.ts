@@ -272,11 +272,15 @@ describe("where the token may come from", () => {
     }
   });
 
-  it("never takes a token from a REST query string (an unknown parameter, refused before anything runs)", async () => {
+  it("never takes a token from a REST query string: without the header it is 401, with it the parameter is 400", async () => {
     const token = await issuer.sign();
-    const response = await fetch(
-      `${server.baseUrl}/api/v1/projects?access_token=${encodeURIComponent(token)}`,
-    );
+    const url = `${server.baseUrl}/api/v1/projects?access_token=${encodeURIComponent(token)}`;
+    // Authentication comes first and reads the Authorization header alone.
+    const anonymous = await fetch(url);
+    expect(anonymous.status).toBe(401);
+    expect(JSON.stringify(await anonymous.json())).not.toContain(token);
+    // Authenticated, the parameter is one the method does not have.
+    const response = await fetch(url, { headers: { authorization: `Bearer ${await issuer.sign()}` } });
     expect(response.status).toBe(400);
     const body = (await response.json()) as { error: { code: string } };
     expect(body.error.code).toBe("invalid_argument");

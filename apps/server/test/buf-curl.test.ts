@@ -1,5 +1,6 @@
 // Folio's port through `buf curl`, as a user calls it from a shell: the schema from gRPC server
-// reflection, each of the three RPC protocols over h2c.
+// reflection (with the caller's token, as a server with a JWKS wants; without one in development
+// mode), each of the three RPC protocols over h2c.
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
@@ -10,11 +11,13 @@ import { startTestServer, type TestServer } from "./harness.js";
 const BUF = fileURLToPath(new URL("../../../proto/node_modules/@bufbuild/buf/bin/buf", import.meta.url));
 
 let server: TestServer;
+/** A server in development mode (no JWKS), where reflection needs no token. */
+let development: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  [server, development] = await Promise.all([startTestServer(), startTestServer({ AUTH_JWKS_FILE: "" })]);
 });
 afterAll(async () => {
-  await server?.close();
+  await Promise.all([server?.close(), development?.close()]);
 });
 
 interface Run {
@@ -23,12 +26,12 @@ interface Run {
   readonly stderr: string;
 }
 
-/** `buf curl` with `args`, ending with the method's URL on the test server. */
-function bufCurl(args: readonly string[], method: string): Promise<Run> {
+/** `buf curl` with `args`, ending with the method's URL on `on` (the test server by default). */
+function bufCurl(args: readonly string[], method: string, on: TestServer = server): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [BUF, "curl", "--http2-prior-knowledge", ...args, `${server.baseUrl}/${method}`],
+      [BUF, "curl", "--http2-prior-knowledge", ...args, `${on.baseUrl}/${method}`],
       { timeout: 120_000 },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1;
@@ -45,8 +48,9 @@ describe.each(["grpc", "grpcweb", "connect"])("buf curl --protocol %s", (protoco
 
   it("creates a folder, with the schema from server reflection", async () => {
     const name = `buf ${protocol}`;
+    // --reflect-header '*': the token goes with the reflection requests too.
     const run = await bufCurl(
-      ["--protocol", protocol, "-H", await auth(), "-d", JSON.stringify({ name })],
+      ["--protocol", protocol, "-H", await auth(), "--reflect-header", "*", "-d", JSON.stringify({ name })],
       "folio.v1.FolderService/CreateFolder",
     );
     expect(run.stderr).toBe("");
@@ -57,7 +61,16 @@ describe.each(["grpc", "grpcweb", "connect"])("buf curl --protocol %s", (protoco
 
   it("shows an invalid request's code and field violation", async () => {
     const run = await bufCurl(
-      ["--protocol", protocol, "-H", await auth(), "-d", JSON.stringify({ name: "" })],
+      [
+        "--protocol",
+        protocol,
+        "-H",
+        await auth(),
+        "--reflect-header",
+        "*",
+        "-d",
+        JSON.stringify({ name: "" }),
+      ],
       "folio.v1.FolderService/CreateFolder",
     );
     expect(run.code).not.toBe(0);
@@ -66,8 +79,12 @@ describe.each(["grpc", "grpcweb", "connect"])("buf curl --protocol %s", (protoco
     expect(error.details?.map((d) => d.type)).toContain("google.rpc.BadRequest");
   });
 
-  it("answers the gRPC health check", async () => {
-    const run = await bufCurl(["--protocol", protocol, "-d", "{}"], "grpc.health.v1.Health/Check");
+  it("answers the gRPC health check without a token in development mode", async () => {
+    const run = await bufCurl(
+      ["--protocol", protocol, "-d", "{}"],
+      "grpc.health.v1.Health/Check",
+      development,
+    );
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({ status: "SERVING" });
   });

@@ -110,6 +110,23 @@ describe("configuration", () => {
     ).toEqual(["http://localhost:5173", "https://app.example.com"]);
   });
 
+  it("reads PAGE_TOKEN_SECRET as a comma-separated list, current first, refusing a short one without showing it", () => {
+    const current = "current-secret-0123456789-0123456789";
+    const previous = "previous-secret-0123456789-0123456789";
+    expect(loadConfig({}).pageTokenSecrets).toEqual([]);
+    expect(loadConfig({ PAGE_TOKEN_SECRET: current }).pageTokenSecrets).toEqual([current]);
+    expect(loadConfig({ PAGE_TOKEN_SECRET: ` ${current} , ${previous} ` }).pageTokenSecrets).toEqual([
+      current,
+      previous,
+    ]);
+    for (const list of [`${current},too-short-secret`, `${current},`]) {
+      expect(() => loadConfig({ PAGE_TOKEN_SECRET: list })).toThrow(
+        /^PAGE_TOKEN_SECRET must list secrets of at least 32 characters each, comma-separated \(secret 2 of 2 /,
+      );
+      expect(() => loadConfig({ PAGE_TOKEN_SECRET: list })).not.toThrow(/too-short-secret|current-secret/);
+    }
+  });
+
   it("takes the issuer's token endpoint for the API documentation, as an http(s) URL", () => {
     expect(loadConfig({ AUTH_TOKEN_URL: "https://issuer.example/oauth2/token" }).auth.tokenUrl).toBe(
       "https://issuer.example/oauth2/token",
@@ -145,6 +162,7 @@ describe("configuration", () => {
       "AUTH_ALGORITHMS",
     ],
     [{ PAGE_TOKEN_SECRET: "too short" }, "PAGE_TOKEN_SECRET"],
+    [{ PAGE_TOKEN_SECRET: `${"a".repeat(40)},too short` }, "PAGE_TOKEN_SECRET"],
     [{ RATE_LIMIT_ORG_REQUESTS: "0" }, "RATE_LIMIT_ORG_REQUESTS"],
     [{ RATE_LIMIT_TOKEN_REQUESTS: "-5" }, "RATE_LIMIT_TOKEN_REQUESTS"],
     [{ RATE_LIMIT_WINDOW_SECONDS: "0" }, "RATE_LIMIT_WINDOW_SECONDS"],

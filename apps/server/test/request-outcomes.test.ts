@@ -94,12 +94,17 @@ describe("the code of a request, in the access log and the metrics", () => {
     );
   });
 
-  it("connect: a message connect-es cannot read is invalid_argument, before any interceptor", async () => {
+  it("connect: a message that cannot be read is invalid_argument, once the caller is authenticated", async () => {
+    const token = await server.issuer.sign({ org_id: randomUUID() });
     await expectCode(
       async (id) => {
         const response = await fetch(`${server.baseUrl}/${LIST}`, {
           method: "POST",
-          headers: { "content-type": "application/json", "x-request-id": id },
+          headers: {
+            "content-type": "application/json",
+            "x-request-id": id,
+            authorization: `Bearer ${token}`,
+          },
           body: "{not json",
         });
         expect(((await response.json()) as { code: string }).code).toBe("invalid_argument");

@@ -11,6 +11,7 @@ export {
 export {
   type AuthInterceptorOptions,
   assertEveryMethodHasScope,
+  createAuthGate,
   createAuthInterceptor,
 } from "./interceptor.js";
 export { DEFAULT_JWKS_MAX_AGE_MS } from "./key-set.js";

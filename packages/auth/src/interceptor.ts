@@ -1,6 +1,12 @@
 import { hash } from "node:crypto";
 import type { DescMethod, DescService } from "@bufbuild/protobuf";
-import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import {
+  Code,
+  ConnectError,
+  type ContextValues,
+  type HandlerContext,
+  type Interceptor,
+} from "@connectrpc/connect";
 import { callerKey } from "./caller.js";
 import { signingInput } from "./compact-jws.js";
 import { type AccessTokenVerifier, InvalidTokenError, KeySetUnavailableError } from "./verify.js";
@@ -18,6 +24,11 @@ export interface AuthInterceptorOptions {
    * calls pass through untouched and have no caller.
    */
   readonly publicServices?: readonly DescService[];
+  /**
+   * Services callable with any valid token, whatever its scopes, such as server reflection where
+   * it is not public: anyone who may call the API may read its schema. Their calls have a caller.
+   */
+  readonly anyScopeServices?: readonly DescService[];
 }
 
 /**
@@ -32,21 +43,43 @@ const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
  * method's scope and puts the {@link Caller} into the request's context values.
  */
 export function createAuthInterceptor(options: AuthInterceptorOptions): Interceptor {
+  const authenticate = createAuthentication(options);
+  return (next) => async (req) => {
+    await authenticate(req.service, req.method, req.header, req.contextValues);
+    return next(req);
+  };
+}
+
+/**
+ * The same authentication as a request gate (connect-es's `requestGate`, and the router of
+ * `@folio/rpc-protocols` on its in-process paths): it runs on the request's headers, before the
+ * body is read, so a caller without a valid token or the method's scope is refused before anything
+ * is read, decompressed or parsed for it.
+ */
+export function createAuthGate(options: AuthInterceptorOptions): (context: HandlerContext) => Promise<void> {
+  const authenticate = createAuthentication(options);
+  return (context) => authenticate(context.service, context.method, context.requestHeader, context.values);
+}
+
+/** Verifies a call's bearer token and scope, and sets its caller; throws the call's refusal. */
+function createAuthentication(options: AuthInterceptorOptions) {
   const realm = options.realm ?? "folio";
   const publicServices = new Set(options.publicServices?.map((service) => service.typeName));
-  return (next) => async (req) => {
-    if (publicServices.has(req.service.typeName)) return next(req);
-    const scope = options.requiredScope(req.method);
-    if (scope === undefined) {
+  const anyScopeServices = new Set(options.anyScopeServices?.map((service) => service.typeName));
+  return async (service: DescService, method: DescMethod, header: Headers, values: ContextValues) => {
+    if (publicServices.has(service.typeName)) return;
+    const anyScope = anyScopeServices.has(service.typeName);
+    const scope = anyScope ? undefined : options.requiredScope(method);
+    if (!anyScope && scope === undefined) {
       // Unreachable when start-up ran assertEveryMethodHasScope; fail closed regardless.
       throw new ConnectError("method has no declared scope", Code.PermissionDenied);
     }
-    const header = req.header.get("authorization");
-    if (header === null || header.trim() === "") {
+    const authorization = header.get("authorization");
+    if (authorization === null || authorization.trim() === "") {
       // RFC 6750, section 3.1: no error attribute when the request carried no credentials.
       throw challenge(Code.Unauthenticated, "missing bearer token", `Bearer realm="${realm}"`);
     }
-    const match = BEARER.exec(header);
+    const match = BEARER.exec(authorization);
     if (match === null) {
       throw invalidToken(realm, "authorization header must be 'Bearer <token>'");
     }
@@ -61,15 +94,14 @@ export function createAuthInterceptor(options: AuthInterceptorOptions): Intercep
       }
       throw error;
     }
-    if (!caller.scopes.has(scope)) {
+    if (scope !== undefined && !caller.scopes.has(scope)) {
       throw challenge(
         Code.PermissionDenied,
         `token lacks the scope "${scope}"`,
         `Bearer realm="${realm}", error="insufficient_scope", scope="${scope}"`,
       );
     }
-    req.contextValues.set(callerKey, { ...caller, tokenId: tokenIdOf(token) });
-    return next(req);
+    values.set(callerKey, { ...caller, tokenId: tokenIdOf(token) });
   };
 }
 

@@ -27,6 +27,7 @@ async function call(
 ) {
   const interceptor = createAuthInterceptor({
     publicServices: [{ typeName: "grpc.health.v1.Health" } as never],
+    anyScopeServices: [{ typeName: "grpc.reflection.v1.ServerReflection" } as never],
     verify: async (token) => {
       if (token !== "good.token.value") throw new InvalidTokenError("token signature is invalid");
       return granted;
@@ -66,6 +67,20 @@ describe("createAuthInterceptor", () => {
       typeName: "grpc.health.v1.Health",
     } as never);
     expect(result).toEqual({ caller: undefined });
+  });
+
+  it("lets calls of an any-scope service through with a valid token, whatever its scopes, and only so", async () => {
+    const reflection = { typeName: "grpc.reflection.v1.ServerReflection" } as never;
+    const unscoped = { ...caller, scopes: new Set<string>() };
+    expect(
+      (await call("Bearer good.token.value", "files:upload", unscoped, reflection)).caller,
+    ).toMatchObject(unscoped);
+    expect((await call(undefined, "files:upload", caller, reflection)).error?.code).toBe(
+      Code.Unauthenticated,
+    );
+    expect((await call("Bearer forged.token.value", "files:upload", caller, reflection)).error?.code).toBe(
+      Code.Unauthenticated,
+    );
   });
 
   it.each([["bearer good.token.value"], ["BEARER good.token.value"], ["Bearer   good.token.value"]])(

@@ -1,6 +1,6 @@
 import type { Message } from "@bufbuild/protobuf";
 import type { ConnectError } from "@connectrpc/connect";
-import type { NodeRequest, NodeResponse } from "@folio/rpc-protocols";
+import type { InProcessCall, NodeRequest, NodeResponse, RegisteredMethod } from "@folio/rpc-protocols";
 import { splitRequestTarget } from "@folio/rpc-protocols";
 import type { AnswerReport, TranscodedRequest } from "./answer-report.js";
 import { callServerStreamThroughHandler, callUnaryThroughHandler } from "./call-handler.js";
@@ -9,12 +9,18 @@ import type { ErrorResponder } from "./error-response.js";
 import { takeFieldsParameter } from "./partial-response.js";
 import { readRequest } from "./read-request.js";
 import type { ResponseBodyWriter } from "./response-body.js";
-import { type ContextValuesOf, callServerStreamInProcess, callUnaryInProcess } from "./rest-call.js";
+import {
+  type ContextValuesOf,
+  callServerStreamInProcess,
+  callUnaryInProcess,
+  restCall,
+} from "./rest-call.js";
 import { asConnectError, restError, restErrorRules } from "./rest-errors.js";
-import { writeUnaryResponse } from "./rest-unary-answer.js";
+import { setResponseHeaders } from "./rest-headers.js";
+import { type UnaryAnswer, writeUnaryResponse } from "./rest-unary-answer.js";
 import type { RouteTable } from "./route-table.js";
 import type { BodySending } from "./send-body.js";
-import { writeServerStream } from "./server-stream.js";
+import { type ServerStreamAnswer, writeServerStream } from "./server-stream.js";
 
 /** What handling a request needs besides the route table. @private */
 export interface RequestHandling {
@@ -81,48 +87,102 @@ export function createRequestHandler(
         return;
       }
     }
-    readRequest(req, entry, found.segments, rest, handling.maxBodyBytes)
-      .then((message) => {
-        const method = entry.route.method;
-        report?.called(`${method.parent.typeName}/${method.name}`);
-        return callAndAnswer(req, res, entry, message, perRequest, partial, report);
-      })
-      .catch((error: unknown) => fail(asConnectError(error)));
+    const method = entry.route.method;
+    report?.called(`${method.parent.typeName}/${method.name}`);
+    const { registered } = entry;
+    if (registered === undefined) {
+      // A plain Connect router: its handler runs the request gate, after REST read the body.
+      readRequest(req, entry, found.segments, rest, handling.maxBodyBytes)
+        .then((message) =>
+          callAndAnswer(
+            req,
+            res,
+            entry,
+            throughHandler(req, res, entry, message, perRequest),
+            perRequest,
+            partial,
+            report,
+          ),
+        )
+        .catch((error: unknown) => fail(asConnectError(error)));
+      return;
+    }
+    // The router's request gate (authentication, say) decides on the headers: a call it refuses is
+    // answered without its body being read or parsed.
+    const call = restCall(req, res, entry, perRequest.contextValues);
+    Promise.resolve(registered.requestGate(call.context))
+      .then(() => readRequest(req, entry, found.segments, rest, handling.maxBodyBytes))
+      .then((message) =>
+        callAndAnswer(
+          req,
+          res,
+          entry,
+          inProcess(res, registered, call, message),
+          perRequest,
+          partial,
+          report,
+        ),
+      )
+      .catch((error: unknown) => {
+        call.abort(error);
+        // What the gate set (rate-limit headers, say) goes out with a failure before the call.
+        if (!res.headersSent) setResponseHeaders(res, call.context.responseHeader);
+        fail(asConnectError(error));
+      });
   };
 }
 
-/** Calls the route's method, in-process when the router registered it, and writes its answer. */
-async function callAndAnswer(
+/** How a route's method is called: in-process, or through the router's handler. */
+interface MethodCall {
+  unary(): Promise<UnaryAnswer>;
+  serverStream(): Promise<ServerStreamAnswer> | ServerStreamAnswer;
+}
+
+/** The in-process call of a method, in `call`. */
+function inProcess(res: NodeResponse, registered: RegisteredMethod, call: InProcessCall, message: Message) {
+  return {
+    unary: () => callUnaryInProcess(res, call, registered, message),
+    serverStream: () => callServerStreamInProcess(call, registered, message),
+  } satisfies MethodCall;
+}
+
+/** The call of a method through the router's handler (a plain Connect router). */
+function throughHandler(
   req: NodeRequest,
   res: NodeResponse,
   entry: CompiledRoute,
   message: Message,
   handling: RequestHandling,
+) {
+  return {
+    unary: () => callUnaryThroughHandler(req, res, entry, message, handling.contextValues),
+    serverStream: () => callServerStreamThroughHandler(req, res, entry, message, handling.contextValues),
+  } satisfies MethodCall;
+}
+
+/** Calls the route's method and writes its answer. */
+async function callAndAnswer(
+  req: NodeRequest,
+  res: NodeResponse,
+  entry: CompiledRoute,
+  method: MethodCall,
+  handling: RequestHandling,
   partial: ResponseBodyWriter | undefined,
   report: AnswerReport | undefined,
 ): Promise<void> {
-  const { registered } = entry;
-  const { contextValues } = handling;
   if (entry.route.method.methodKind === "server_streaming") {
-    const stream =
-      registered !== undefined
-        ? callServerStreamInProcess(req, res, entry, registered, message, contextValues)
-        : await callServerStreamThroughHandler(req, res, entry, message, contextValues);
     await writeServerStream(
       req,
       res,
       entry,
-      stream,
+      await method.serverStream(),
       (error) => handling.errors.body(req, res, error, report),
       handling.sending.compression,
       report,
     );
     return;
   }
-  const answer =
-    registered !== undefined
-      ? await callUnaryInProcess(req, res, entry, registered, message, contextValues)
-      : await callUnaryThroughHandler(req, res, entry, message, contextValues);
+  const answer = await method.unary();
   await writeUnaryResponse(req, res, entry, answer, handling.sending, partial);
   report?.answered("ok");
 }

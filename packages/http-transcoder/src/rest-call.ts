@@ -1,9 +1,10 @@
 import type { Message } from "@bufbuild/protobuf";
-import { type ContextValues, createContextValues, type HandlerContext } from "@connectrpc/connect";
+import { type ContextValues, createContextValues } from "@connectrpc/connect";
 import {
   callServerStream,
   callUnary,
   createInProcessContext,
+  type InProcessCall,
   type NodeRequest,
   type NodeResponse,
   type RegisteredMethod,
@@ -18,24 +19,26 @@ export type ContextValuesOf = ((req: NodeRequest) => ContextValues) | undefined;
 
 /**
  * Calls a unary method in-process with the request message REST built (`callUnary` of
- * `@folio/rpc-protocols`). On failure, the headers set so far go out with the error, as a handler
- * answers a failed call.
+ * `@folio/rpc-protocols`), in the call's context (see {@link restCall}). On failure, the headers
+ * set so far go out with the error, as a handler answers a failed call.
  *
  * @private
  */
 export async function callUnaryInProcess(
-  req: NodeRequest,
   res: NodeResponse,
-  entry: CompiledRoute,
+  call: InProcessCall,
   registered: RegisteredMethod,
   message: Message,
-  contextValues: ContextValuesOf,
 ): Promise<UnaryAnswer> {
-  const context = restContext(req, res, entry, contextValues);
+  const { context } = call;
   try {
     const output = await callUnary(registered, context, message);
+    call.end();
     return { output, header: context.responseHeader, trailer: context.responseTrailer };
   } catch (error) {
+    // As connect-es's handlers: the call's signal aborts with the failure, so that an interceptor
+    // that cleans up on it does so on every protocol.
+    call.abort(error);
     setResponseHeaders(res, context.responseHeader);
     throw error;
   }
@@ -49,14 +52,11 @@ export async function callUnaryInProcess(
  * @private
  */
 export function callServerStreamInProcess(
-  req: NodeRequest,
-  res: NodeResponse,
-  entry: CompiledRoute,
+  call: InProcessCall,
   registered: RegisteredMethod,
   message: Message,
-  contextValues: ContextValuesOf,
 ): ServerStreamAnswer {
-  const context = restContext(req, res, entry, contextValues);
+  const { context } = call;
   return {
     messages: callServerStream(registered, context, message),
     // Set by the interceptors and the implementation by the time a message (or an error) comes.
@@ -64,13 +64,18 @@ export function callServerStreamInProcess(
   };
 }
 
-/** The context of a REST call: its headers as REST forwards them, no deadline. */
-function restContext(
+/**
+ * The call of a REST request, made once its route is known and before its body is read (the
+ * router's request gate runs in it): its headers as REST forwards them, no deadline.
+ *
+ * @private
+ */
+export function restCall(
   req: NodeRequest,
   res: NodeResponse,
   entry: CompiledRoute,
   contextValues: ContextValuesOf,
-): HandlerContext {
+): InProcessCall {
   return createInProcessContext({
     req,
     res,
@@ -79,5 +84,5 @@ function restContext(
     protocolName: "rest",
     isForwarded: isForwardedRequestHeader,
     values: contextValues?.(req) ?? createContextValues(),
-  }).context;
+  });
 }

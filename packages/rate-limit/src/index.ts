@@ -3,6 +3,7 @@
  * counted in memory or, when several server instances must share them, in Redis.
  */
 export {
+  createRateLimitGate,
   createRateLimitInterceptor,
   type RateLimitInterceptorOptions,
 } from "./interceptor.js";

@@ -1,6 +1,7 @@
 import {
   Code,
   ConnectError,
+  type HandlerContext,
   type Interceptor,
   type StreamRequest,
   type UnaryRequest,
@@ -35,28 +36,10 @@ export interface RateLimitInterceptorOptions {
  * failing open only suspends a protection, and `onError` keeps that from happening silently.
  */
 export function createRateLimitInterceptor(options: RateLimitInterceptorOptions): Interceptor {
-  const onError = options.onError ?? (() => undefined);
+  const charge = createCharge(options);
   return (next) => async (req) => {
-    const keys = options.keys(req);
-    if (keys === undefined) return next(req);
-    let decision: RateLimitDecision;
-    try {
-      decision = await options.limiter.consume(keys);
-    } catch (error) {
-      onError(error);
-      return next(req);
-    }
-    const headers = rateLimitHeaders(decision, options.limiter.rules);
-    if (!decision.allowed) {
-      options.onRefused?.(decision);
-      const wait = decision.retryAfterSeconds ?? 1;
-      headers.set("retry-after", String(wait));
-      throw new ConnectError(
-        `rate limit exceeded: ${decision.policy} quota of ${decision.limit} calls per ${decision.windowSeconds}s, retry in ${wait}s`,
-        Code.ResourceExhausted,
-        headers,
-      );
-    }
+    const headers = await charge(options.keys(req));
+    if (headers === undefined) return next(req);
     let res: Awaited<ReturnType<typeof next>>;
     try {
       res = await next(req);
@@ -69,6 +52,54 @@ export function createRateLimitInterceptor(options: RateLimitInterceptorOptions)
     }
     for (const [name, value] of headers) res.header.set(name, value);
     return res;
+  };
+}
+
+/**
+ * The same limits as a request gate (connect-es's `requestGate`, run before the body is read):
+ * place it after the authentication gate. A call it lets through carries the quota headers on its
+ * answer, a failure included (they are the call's response headers).
+ */
+export function createRateLimitGate(
+  options: Omit<RateLimitInterceptorOptions, "keys"> & {
+    readonly keys: (context: HandlerContext) => RateLimitKeys | undefined;
+  },
+): (context: HandlerContext) => Promise<void> {
+  const charge = createCharge(options);
+  return async (context) => {
+    const headers = await charge(options.keys(context));
+    if (headers === undefined) return;
+    for (const [name, value] of headers) context.responseHeader.set(name, value);
+  };
+}
+
+/**
+ * Charges one call to `keys`: the quota headers of an allowed call, undefined when the call is
+ * not limited (no keys, or the limiter failed), and the refusal thrown for a call over a limit.
+ */
+function createCharge(options: Omit<RateLimitInterceptorOptions, "keys">) {
+  const onError = options.onError ?? (() => undefined);
+  return async (keys: RateLimitKeys | undefined): Promise<Headers | undefined> => {
+    if (keys === undefined) return undefined;
+    let decision: RateLimitDecision;
+    try {
+      decision = await options.limiter.consume(keys);
+    } catch (error) {
+      onError(error);
+      return undefined;
+    }
+    const headers = rateLimitHeaders(decision, options.limiter.rules);
+    if (!decision.allowed) {
+      options.onRefused?.(decision);
+      const wait = decision.retryAfterSeconds ?? 1;
+      headers.set("retry-after", String(wait));
+      throw new ConnectError(
+        `rate limit exceeded: ${decision.policy} quota of ${decision.limit} calls per ${decision.windowSeconds}s, retry in ${wait}s`,
+        Code.ResourceExhausted,
+        headers,
+      );
+    }
+    return headers;
   };
 }
 

@@ -13,8 +13,8 @@ import { writeUnaryResponse } from "./write-unary-answer.js";
 
 /** Options of {@link createRpcHandler}. */
 export interface RpcHandlerOptions {
-  /** Context values of a request's call, by the request's id. */
-  readonly contextValues: (requestId: string) => ContextValues;
+  /** Context values of a request's call, by the request's id and the request (for its connection). */
+  readonly contextValues: (requestId: string, req: NodeRequest) => ContextValues;
   /** Answers requests for paths that are no procedure of the router. */
   readonly notFound: NodeHandler;
   readonly logger: ErrorLogger;
@@ -53,19 +53,20 @@ export function createRpcHandler(router: ConnectRouter, options: RpcHandlerOptio
     const wire = unaryCalls?.wireOf(req, handler.requestPath);
     if (unaryCalls !== undefined && wire !== undefined) {
       const call = {
-        values: options.contextValues(report.requestId),
+        values: options.contextValues(report.requestId, req),
         answered: report.answered.bind(report),
       };
       unaryCalls.serve(req, res, handler.requestPath, wire, call, (body) =>
-        serveByHandler(req, res, handler, report, body),
+        serveByHandler(req, res, handler, report, body, call.values),
       );
       return;
     }
-    serveByHandler(req, res, handler, report, undefined);
+    serveByHandler(req, res, handler, report, undefined, undefined);
   };
 
   /**
-   * connect-es's handler; `body`: the request body, when the in-process path read it already.
+   * connect-es's handler; `body`: the request body, when the in-process path read it already, and
+   * `given` the context values of that call (which carry its pass of the request gate).
    * connect-es answers, and tells no one the code: the router's request gate reads it off the
    * call's end (see `answered-code-gate.ts`); an answer given before any call, off its status.
    */
@@ -75,11 +76,13 @@ export function createRpcHandler(router: ConnectRouter, options: RpcHandlerOptio
     handler: UniversalHandler,
     report: CallReport,
     body: AsyncIterable<Uint8Array> | undefined,
+    given: ContextValues | undefined,
   ): void {
     const unary = handler.method.methodKind === "unary";
-    const values = options
-      .contextValues(report.requestId)
-      .set(callEndKey, (reason: unknown) => report.answered(codeOfCallEnd(reason, clientGone(res))));
+    const values = (given ?? options.contextValues(report.requestId, req)).set(
+      callEndKey,
+      (reason: unknown) => report.answered(codeOfCallEnd(reason, clientGone(res))),
+    );
     let request = universalRequestFromNodeRequest(req, res, undefined, values);
     if (body !== undefined) request = { ...request, body };
     handler(request)

@@ -28,8 +28,6 @@ export interface UnaryCallOptions {
   /** The router's methods, by request path, with their interceptors. */
   readonly registered: ReadonlyMap<string, RegisteredMethod>;
   readonly requestOptions: ConnectRequestOptions;
-  /** The router's request gate, run for every call before its body is read. */
-  readonly requestGate: (context: HandlerContext) => void;
   readonly logger: ErrorLogger;
 }
 
@@ -60,6 +58,7 @@ export interface UnaryCalls {
 interface Method {
   readonly spec: MethodImplSpec & { kind: "unary" };
   readonly interceptors: Interceptor[];
+  readonly requestGate: RegisteredMethod["requestGate"];
   readonly serialization: ReturnType<typeof createMethodSerializationLookup>;
 }
 
@@ -84,6 +83,7 @@ export function createUnaryCalls(options: UnaryCallOptions): UnaryCalls {
         : {
             spec: registered.spec,
             interceptors: registered.interceptors as Interceptor[],
+            requestGate: registered.requestGate,
             serialization: createMethodSerializationLookup(
               registered.spec.method,
               undefined,
@@ -105,13 +105,6 @@ export function createUnaryCalls(options: UnaryCallOptions): UnaryCalls {
   ): Promise<void> {
     const method = methodOf(requestPath) as Method;
     const envelope = wire.protocol !== "connect";
-    const read = await readBody(req, envelope ? readMaxBytes + 5 : readMaxBytes);
-    const body = read.complete ? bodyBytes(read) : undefined;
-    const message = body === undefined ? undefined : requestMessage(req, body, wire);
-    if (message === undefined) {
-      fallback(replayBody(read, req));
-      return;
-    }
     const { context, abort, end } = createInProcessContext({
       req,
       res,
@@ -123,9 +116,20 @@ export function createUnaryCalls(options: UnaryCallOptions): UnaryCalls {
       timeoutMs: wire.timeoutMs,
       closeReason: () => clientGoneReason(req),
     });
-    options.requestGate(context);
     let outcome: Uint8Array | ConnectError;
     try {
+      // The gate (authentication, rate limits) decides on the headers: a call it refuses is
+      // answered without its body being read, decompressed or parsed.
+      await method.requestGate(context);
+      const read = await readBody(req, envelope ? readMaxBytes + 5 : readMaxBytes);
+      const body = read.complete ? bodyBytes(read) : undefined;
+      const message = body === undefined ? undefined : requestMessage(req, body, wire);
+      if (message === undefined) {
+        // connect-es answers this body; the gate's pass is in the values it gets.
+        end();
+        fallback(replayBody(read, req));
+        return;
+      }
       let data = message.data;
       if (message.compressed && wire.requestCompression !== null) {
         data = await wire.requestCompression.decompress(data, readMaxBytes);
@@ -135,8 +139,8 @@ export function createUnaryCalls(options: UnaryCallOptions): UnaryCalls {
       outcome = method.serialization.getO(wire.binary).serialize(output);
       end();
     } catch (reason) {
-      // As connect-es's handlers: the call's signal aborts with the failure (the request gate
-      // reads it), and what is no ConnectError is an internal error.
+      // As connect-es's handlers: the call's signal aborts with the failure, and what is no
+      // ConnectError is an internal error.
       abort(reason);
       outcome =
         reason instanceof ConnectError

@@ -6,6 +6,7 @@ import { observabilitySettings } from "./observability.js";
 import { rateLimitSettings } from "./rate-limit.js";
 import { readReplicaSettings } from "./read-replica.js";
 import { requestSettings, serverSettings } from "./server.js";
+import { publicStreamSettings } from "./streams.js";
 import type { SettingGroup } from "./variables.js";
 
 /**
@@ -20,6 +21,7 @@ export const settingGroups: readonly SettingGroup[] = [
   rateLimitSettings,
   requestSettings,
   httpSettings,
+  publicStreamSettings,
   corsSettings,
   observabilitySettings,
 ];

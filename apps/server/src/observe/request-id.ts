@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type ContextValues, createContextKey, createContextValues } from "@connectrpc/connect";
+import { connectionKey, connectionOf } from "../transport/connection-key.js";
+import type { NodeRequest } from "../transport/node-handler.js";
 
 /** Header carrying the request id, on requests (optional) and on every response. */
 export const REQUEST_ID_HEADER = "x-request-id";
@@ -15,7 +17,8 @@ export function requestIdFor(incoming: string | string[] | undefined): string {
   return typeof incoming === "string" && ACCEPTABLE.test(incoming) ? incoming : randomUUID();
 }
 
-/** Context values of a request's call: its id. */
-export function callContextValues(requestId: string): ContextValues {
-  return createContextValues().set(requestIdKey, requestId);
+/** Context values of a request's call: its id, and the connection it came on when given the request. */
+export function callContextValues(requestId: string, req?: NodeRequest): ContextValues {
+  const values = createContextValues().set(requestIdKey, requestId);
+  return req === undefined ? values : values.set(connectionKey, connectionOf(req));
 }

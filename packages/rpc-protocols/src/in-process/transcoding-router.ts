@@ -2,17 +2,37 @@ import {
   type ConnectRouter,
   type ConnectRouterOptions,
   createConnectRouter,
+  createContextKey,
   createMethodImplSpec,
   createServiceImplSpec,
+  type HandlerContext,
   type Interceptor,
   type MethodImplSpec,
 } from "@connectrpc/connect";
+import { recordAnsweredCode } from "../answered-code-gate.js";
 
-/** A method's implementation and the interceptors the router wraps it in. */
+/** A gate run for a call once its headers are known, before its body is read (connect-es's `requestGate`). */
+export type RequestGate = (context: HandlerContext) => void | Promise<void>;
+
+/** A method's implementation, the interceptors the router wraps it in, and the router's request gate. */
 export interface RegisteredMethod {
   readonly spec: MethodImplSpec;
   readonly interceptors: readonly Interceptor[];
+  /**
+   * Runs before the request body is read, on every path a call may take: connect-es's handlers
+   * run it themselves, the in-process paths (REST, unary Connect/gRPC/gRPC-Web) call it. A
+   * ConnectError it throws is the call's answer, and the body is never read.
+   */
+  readonly requestGate: RequestGate;
 }
+
+/**
+ * Set in a call's context values once the router's gate let it through, to the response headers
+ * the gate set: a call the in-process path hands on to connect-es's handler (a body only
+ * connect-es answers) is not gated twice, so it is neither authenticated nor counted against a
+ * rate limit a second time, and its answer carries the headers of the one pass.
+ */
+const gatePassedKey = createContextKey<Headers | undefined>(undefined, { description: "request gate passed" });
 
 /**
  * A Connect router that also keeps what it was given: each method's implementation and its
@@ -30,7 +50,20 @@ export interface TranscodingRouter extends ConnectRouter {
  * `router`.
  */
 export function createTranscodingRouter(options?: ConnectRouterOptions): TranscodingRouter {
-  const router = createConnectRouter(options);
+  const gate = options?.requestGate;
+  // The code of each call connect-es answers is recorded (recordAnsweredCode), whatever the gate.
+  const requestGate: RequestGate = async (context) => {
+    recordAnsweredCode(context);
+    if (gate === undefined) return;
+    const passed = context.values.get(gatePassedKey);
+    if (passed !== undefined) {
+      for (const [name, value] of passed) context.responseHeader.set(name, value);
+      return;
+    }
+    await gate(context);
+    context.values.set(gatePassedKey, context.responseHeader);
+  };
+  const router = createConnectRouter({ ...options, requestGate });
   const registered = new Map<string, RegisteredMethod>();
   const routerInterceptors = options?.interceptors ?? [];
   // As the Connect router does: options given to service() or rpc() replace the router's, so a
@@ -38,7 +71,11 @@ export function createTranscodingRouter(options?: ConnectRouterOptions): Transco
   const interceptorsOf = (given: Partial<ConnectRouterOptions> | undefined): readonly Interceptor[] =>
     given !== undefined && "interceptors" in given ? (given.interceptors ?? []) : routerInterceptors;
   const register = (spec: MethodImplSpec, interceptors: readonly Interceptor[]) => {
-    registered.set(`/${spec.method.parent.typeName}/${spec.method.name}`, { spec, interceptors });
+    registered.set(`/${spec.method.parent.typeName}/${spec.method.name}`, {
+      spec,
+      interceptors,
+      requestGate,
+    });
   };
   const transcoding: TranscodingRouter = {
     handlers: router.handlers,
