@@ -447,9 +447,12 @@ describe.runIf(existsSync("/proc/self/status"))("the server process under attack
   it("closes 200 never-ending chunked bodies at the request timeout", async () => {
     await boundedMemory(async () => {
       const connections = await openMany(200);
+      // Authenticated: a caller without a token is answered before its body is read.
+      const token = await server.issuer.sign({ scope: "files:upload" });
       for (const { socket } of connections) {
         socket.write(
           "POST /folio.v1.FolderService/CreateFolder HTTP/1.1\r\nHost: localhost\r\n" +
+            `Authorization: Bearer ${token}\r\n` +
             "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
         );
         trickle(socket, "1\r\na\r\n".repeat(1000), 50);

@@ -23,6 +23,39 @@ function folderOf(outcome: Outcome): JsonObject {
 }
 
 describe.each(VIAS)("CreateFolder over %s", (via) => {
+  it("keeps a folder private to its organisation: another user of it sees the id and creates under it, another organisation cannot", async () => {
+    const orgId = randomUUID();
+    const [alice, bob] = await Promise.all(
+      [randomUUID(), randomUUID()].map((sub) =>
+        server.issuer.sign({ sub, org_id: orgId, scope: "files:upload" }),
+      ),
+    );
+    const shared = folderOf(await createFolder(server, via, { name: "Shared" }, { token: alice as string }));
+    expect(shared.visibility).toBe("private");
+    const clash = await createFolder(server, via, { name: "shared" }, { token: bob as string });
+    expect(clash.code).toBe("already_exists");
+    expect(clash.errorInfo?.metadata.folderId).toBe(shared.id);
+    const child = folderOf(
+      await createFolder(
+        server,
+        via,
+        { name: "Bob's", parentId: shared.id as string },
+        { token: bob as string },
+      ),
+    );
+    expect(child.parentId).toBe(shared.id);
+    const stranger = await newCaller(server);
+    const refused = await createFolder(
+      server,
+      via,
+      { name: "Mine", parentId: shared.id as string },
+      { token: stranger.token },
+    );
+    expect(refused.code).toBe("not_found");
+    expect(JSON.stringify(refused)).not.toContain("Shared");
+    expect(await folderCount(server, stranger.orgId)).toBe(0);
+  });
+
   it("stores the name trimmed and in NFC, the colour as lower-case #rrggbb, and no colour as null", async () => {
     const { orgId, token } = await newCaller(server);
     const decomposed = "  Cafe\u0301 Plans \t";

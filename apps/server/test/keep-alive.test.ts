@@ -165,10 +165,15 @@ describe("HTTP/1.1 keep-alive", () => {
       const probe = await connection.request(["GET /readyz HTTP/1.1", "Host: folio.test"]);
       expect(probe.headers.get("connection")?.toLowerCase()).not.toBe("close");
       // A body far over the limit is announced, and none of it sent: refused at once, and closed.
+      const uploader = await server.issuer.sign({
+        sub: randomUUID(),
+        org_id: randomUUID(),
+        scope: "files:upload",
+      });
       const refused = await connection.request([
         "POST /api/v1/folders HTTP/1.1",
         "Host: folio.test",
-        `Authorization: Bearer ${token}`,
+        `Authorization: Bearer ${uploader}`,
         "Content-Type: application/json",
         "Content-Length: 1000000000",
       ]);
