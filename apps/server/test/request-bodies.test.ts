@@ -60,13 +60,17 @@ describe("request body limit", () => {
   });
 
   it.each(RAW_PROTOCOLS)("refuses a gzip bomb over %s while inflating", async (protocol) => {
-    for (const authorization of [undefined, token]) {
+    // Without a token it is never inflated: authentication comes before the body.
+    for (const [authorization, code] of [
+      [undefined, "unauthenticated"],
+      [token, "resource_exhausted"],
+    ] as const) {
       const started = Date.now();
       const outcome = await rawCall(server.baseUrl, protocol, CREATE_FOLDER, bomb, {
         gzip: true,
         ...(authorization === undefined ? {} : { token: authorization }),
       });
-      expect(outcome.code).toBe("resource_exhausted");
+      expect(outcome.code).toBe(code);
       expect(Date.now() - started).toBeLessThan(5000);
     }
   });
