@@ -75,7 +75,7 @@ describe("the handler's report of what it answered", () => {
     expect(reported).toEqual(["called transcodertest.v1.LibraryService/GetShelf", "answered not_found"]);
   });
 
-  it("reports the code of a refusal before any call, and no method", async () => {
+  it("reports the code of a refusal before any call: no method without a route, the route's for a body refused", async () => {
     expect((await send("r3", "/v1/nothing/here/at/all")).reported).toEqual(["answered not_found"]);
     const large = await send("r4", "/v1/shelves", {
       method: "POST",
@@ -83,7 +83,11 @@ describe("the handler's report of what it answered", () => {
       body: JSON.stringify({ name: "x".repeat(100) }),
     });
     expect(large.status).toBe(413);
-    expect(large.reported).toEqual(["answered resource_exhausted"]);
+    // The route names the method before its body is read.
+    expect(large.reported).toEqual([
+      "called transcodertest.v1.LibraryService/CreateShelf",
+      "answered resource_exhausted",
+    ]);
   });
 
   it("reports a stream's end: ok, or the error that ended it after its first message", async () => {

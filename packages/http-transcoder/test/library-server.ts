@@ -16,6 +16,7 @@ import {
   Code,
   ConnectError,
   type ConnectRouter,
+  type ConnectRouterOptions,
   type ContextValues,
   createConnectRouter,
   createContextKey,
@@ -238,13 +239,20 @@ function libraryImpl(received: Received[], cancelled: string[]): ServiceImpl<typ
  */
 export async function startLibraryServer(
   transcoderOptions: Partial<HttpTranscoderOptions> = {},
-  { http2 = false, calls = "in-process" }: { http2?: boolean; calls?: TranscoderCalls } = {},
+  {
+    http2 = false,
+    calls = "in-process",
+    requestGate,
+  }: { http2?: boolean; calls?: TranscoderCalls; requestGate?: ConnectRouterOptions["requestGate"] } = {},
 ): Promise<LibraryServer> {
   const received: Received[] = [];
   const cancelled: string[] = [];
   const contextValues = (req: { headers: Record<string, string | string[] | undefined> }) =>
     createContextValues().set(tenantKey, String(req.headers["x-tenant"] ?? "none"));
-  const router = createTranscodingRouter({ interceptors: [authInterceptor] });
+  const router = createTranscodingRouter({
+    interceptors: [authInterceptor],
+    ...(requestGate === undefined ? {} : { requestGate }),
+  });
   router.service(LibraryService, libraryImpl(received, cancelled));
   const connect = serveConnect(router, contextValues);
   const rest = createHttpTranscoder({
