@@ -10,9 +10,14 @@ import type { FolioInstance } from "./folio-instance.ts";
 import type { HAProxy } from "./haproxy.ts";
 import { type PgBouncer, startPgBouncer } from "./pgbouncer.ts";
 import { type RedisServer, startRedis } from "./redis.ts";
+import type { Supervision } from "./supervised.ts";
 
-/** Options of {@link startCluster}. */
-export interface ClusterOptions {
+/**
+ * Options of {@link startCluster}. `signal` abandons the start (what has started is stopped in
+ * order, the run directory removed unless `keepFiles`); `kill` kills every process at once, also
+ * during stop(), which then only drops the database and removes the files.
+ */
+export interface ClusterOptions extends Supervision {
   /** Folio instances behind HAProxy (default 3). */
   readonly instances?: number;
   /** Added to every instance's environment (rate limits, pool size, log level, ...). */
@@ -53,6 +58,8 @@ export interface Cluster {
 /** Starts a cluster; on failure, stops what it had started and rethrows. */
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
   const binaries = ensurePrograms({ install: options.install ?? false });
+  options.signal?.throwIfAborted();
+  const supervision = { signal: options.signal, kill: options.kill, detached: options.detached };
   const count = options.instances ?? 3;
   const dir = await mkdtemp(join(tmpdir(), "folio-cluster-"));
   const cleanups: (() => Promise<unknown>)[] = [];
@@ -76,7 +83,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     const sqlPool = new pg.Pool({ connectionString: database.url, max: 2 });
     cleanups.push(() => sqlPool.end());
 
-    const redis = await startRedis({ binary: binaries.redisServer, dir });
+    const redis = await startRedis({ binary: binaries.redisServer, dir, ...supervision });
     cleanups.push(() => redis.stop());
     const poolSize = Number(env.DATABASE_POOL_SIZE ?? 10);
     const pgbouncer = await startPgBouncer({
@@ -85,6 +92,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       database,
       poolSize: options.pgbouncerPoolSize ?? 20,
       maxClientConnections: count * poolSize + 50,
+      ...supervision,
     });
     cleanups.push(() => pgbouncer.stop());
 
@@ -106,6 +114,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
         dir,
         env: instanceEnv,
         haproxyBinary: binaries.haproxy,
+        ...supervision,
         ...(options.port === undefined ? {} : { port: options.port }),
       },
       cleanups,
@@ -142,6 +151,10 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     };
   } catch (error) {
     await cleanUp();
+    if (options.signal?.aborted) {
+      if (!options.keepFiles) await rm(dir, { recursive: true, force: true });
+      throw error;
+    }
     // The logs explain the failure: they are kept, and the message says where.
     if (error instanceof Error) error.message += `\n(logs and configuration in ${dir})`;
     throw error;

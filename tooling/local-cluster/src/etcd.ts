@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { freePort } from "@folio/test-support/ports";
-import { type Supervised, startFailed, startSupervised } from "./supervised.ts";
+import { type Supervised, type Supervision, startFailed, startSupervised } from "./supervised.ts";
 import { waitFor } from "./wait.ts";
 
 /** A one-member etcd: the store where Patroni nodes hold the leader key. */
@@ -11,7 +11,7 @@ export interface Etcd {
 }
 
 /** Starts etcd on loopback ports with its data under `dir`; resolves once it is healthy. */
-export async function startEtcd(options: { binary: string; dir: string }): Promise<Etcd> {
+export async function startEtcd(options: { binary: string; dir: string } & Supervision): Promise<Etcd> {
   const clientPort = await freePort();
   const peerPort = await freePort();
   const client = `http://127.0.0.1:${clientPort}`;
@@ -32,14 +32,16 @@ export async function startEtcd(options: { binary: string; dir: string }): Promi
       "--log-level=warn",
     ],
     join(options.dir, "etcd.log"),
+    { kill: options.kill, detached: options.detached },
   );
   try {
     await waitFor("etcd healthy", async () => ((await fetch(`${client}/health`)).ok ? true : undefined), {
       abort: () => (child.exit === undefined ? undefined : "etcd exited"),
       intervalMs: 200,
+      signal: options.signal,
     });
   } catch (error) {
-    throw await startFailed(child, error);
+    throw await startFailed(child, error, options.signal);
   }
   return {
     process: child,

@@ -5,6 +5,7 @@ import { createTestIssuer, type TestIssuer } from "@folio/test-support/tokens";
 import { type FolioInstance, startFolioInstance } from "./folio-instance.ts";
 import { type HAProxy, startHAProxy } from "./haproxy.ts";
 import { probe } from "./probe.ts";
+import type { Supervision } from "./supervised.ts";
 
 /** What every instance of a cluster shares to accept the same tokens and page tokens. */
 export interface FleetSecrets {
@@ -25,7 +26,7 @@ export async function createFleetSecrets(dir: string): Promise<FleetSecrets> {
 }
 
 /** Options of {@link startFleet}. */
-export interface FleetOptions {
+export interface FleetOptions extends Supervision {
   readonly count: number;
   /** Where each instance keeps its log and `DATA_DIR` (`<name>-data`). */
   readonly dir: string;
@@ -55,9 +56,17 @@ export async function startFleet(
   cleanups: (() => Promise<unknown>)[],
 ): Promise<Fleet> {
   const names = Array.from({ length: options.count }, (_, i) => `folio${i + 1}`);
+  const supervision = { signal: options.signal, kill: options.kill, detached: options.detached };
   for (const name of names) await mkdir(join(options.dir, `${name}-data`));
   const started = await Promise.allSettled(
-    names.map((name) => startFolioInstance({ name, dir: options.dir, env: options.env(name) })),
+    names.map((name) =>
+      startFolioInstance({
+        name,
+        dir: options.dir,
+        env: options.env(name),
+        ...supervision,
+      }),
+    ),
   );
   const instances = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
   for (const instance of instances) cleanups.push(() => instance.stop());
@@ -70,6 +79,7 @@ export async function startFleet(
     dir: options.dir,
     backends: instances.map((instance) => ({ name: instance.name, port: instance.port })),
     healthPath,
+    ...supervision,
     ...(options.port === undefined ? {} : { port: options.port }),
   });
   cleanups.push(() => haproxy.stop());

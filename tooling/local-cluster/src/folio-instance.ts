@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "@folio/test-support/ports";
 import { probe } from "./probe.ts";
-import { type Exit, type Supervised, startFailed, startSupervised } from "./supervised.ts";
+import { type Exit, type Supervised, type Supervision, startFailed, startSupervised } from "./supervised.ts";
 import { waitFor } from "./wait.ts";
 
 /** The server's entry point, built by `turbo run build --filter=@folio/server...`. */
@@ -25,11 +25,13 @@ export interface FolioInstance {
 }
 
 /** Starts `node apps/server/dist/main.js` with `env` and waits until it answers `/healthz`. */
-export async function startFolioInstance(options: {
-  readonly name: string;
-  readonly dir: string;
-  readonly env: Readonly<Record<string, string>>;
-}): Promise<FolioInstance> {
+export async function startFolioInstance(
+  options: {
+    readonly name: string;
+    readonly dir: string;
+    readonly env: Readonly<Record<string, string>>;
+  } & Supervision,
+): Promise<FolioInstance> {
   const port = await freePort();
   // Each instance serves its metrics on a port of its own (servers without metrics ignore it).
   const metricsPort = await freePort();
@@ -47,6 +49,8 @@ export async function startFolioInstance(options: {
         METRICS_HOST: "127.0.0.1",
         METRICS_PORT: String(metricsPort),
       },
+      kill: options.kill,
+      detached: options.detached,
     },
   );
   const url = `http://127.0.0.1:${port}`;
@@ -54,10 +58,14 @@ export async function startFolioInstance(options: {
     await waitFor(
       `${options.name} answering /healthz`,
       async () => ((await probe(`${url}/healthz`)) === 200 ? true : undefined),
-      { abort: () => (child.exit === undefined ? undefined : "it exited"), intervalMs: 200 },
+      {
+        abort: () => (child.exit === undefined ? undefined : "it exited"),
+        intervalMs: 200,
+        signal: options.signal,
+      },
     );
   } catch (error) {
-    throw await startFailed(child, error);
+    throw await startFailed(child, error, options.signal);
   }
   return {
     name: options.name,

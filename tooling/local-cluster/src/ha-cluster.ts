@@ -10,9 +10,14 @@ import { ensureHaPrograms } from "./ha-packages.ts";
 import type { HAProxy } from "./haproxy.ts";
 import { type PostgresHA, startPostgresHA } from "./postgres-ha.ts";
 import { type RedisServer, startRedis } from "./redis.ts";
+import type { Supervision } from "./supervised.ts";
 
-/** Options of {@link startHaCluster}. */
-export interface HaClusterOptions {
+/**
+ * Options of {@link startHaCluster}. `signal` abandons the start (what has started is stopped in
+ * order, the run directory removed unless `keepFiles`); `kill` kills every process at once (the
+ * postmasters too), also during stop().
+ */
+export interface HaClusterOptions extends Supervision {
   /** Folio instances behind HAProxy (default 2). */
   readonly instances?: number;
   /** Added to every instance's environment. */
@@ -52,10 +57,16 @@ export async function startHaCluster(options: HaClusterOptions = {}): Promise<Ha
   const install = options.install ?? false;
   const binaries = ensurePrograms({ install });
   const ha = ensureHaPrograms({ install });
+  options.signal?.throwIfAborted();
+  const supervision = { signal: options.signal, kill: options.kill, detached: options.detached };
   const dir = await mkdtemp(join(tmpdir(), "folio-ha-cluster-"));
   const cleanups: (() => Promise<unknown>)[] = [];
   try {
-    const postgres = await startPostgresHA({ dir, binaries: { ...ha, haproxy: binaries.haproxy } });
+    const postgres = await startPostgresHA({
+      dir,
+      binaries: { ...ha, haproxy: binaries.haproxy },
+      ...supervision,
+    });
     cleanups.push(() => postgres.stop());
     const databaseName = "folio";
     const admin = new pg.Client({ connectionString: postgres.primaryUrl("postgres") });
@@ -65,7 +76,7 @@ export async function startHaCluster(options: HaClusterOptions = {}): Promise<Ha
     // The primary fails over under the tests: an idle connection cut then is no failure.
     sqlPool.on("error", () => undefined);
     cleanups.push(() => sqlPool.end());
-    const redis = await startRedis({ binary: binaries.redisServer, dir });
+    const redis = await startRedis({ binary: binaries.redisServer, dir, ...supervision });
     cleanups.push(() => redis.stop());
 
     const { issuer, jwksFile, pageTokenSecret } = await createFleetSecrets(dir);
@@ -88,6 +99,7 @@ export async function startHaCluster(options: HaClusterOptions = {}): Promise<Ha
         env: instanceEnv,
         haproxyBinary: binaries.haproxy,
         healthPath: "/readyz",
+        ...supervision,
         ...(options.port === undefined ? {} : { port: options.port }),
       },
       cleanups,
@@ -116,6 +128,10 @@ export async function startHaCluster(options: HaClusterOptions = {}): Promise<Ha
     };
   } catch (error) {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    if (options.signal?.aborted) {
+      if (!options.keepFiles) await rm(dir, { recursive: true, force: true });
+      throw error;
+    }
     if (error instanceof Error) error.message += `\n(logs and configuration in ${dir})`;
     throw error;
   }

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { freePort } from "@folio/test-support/ports";
-import { type Supervised, startFailed, startSupervised } from "./supervised.ts";
+import { type Supervised, type Supervision, startFailed, startSupervised } from "./supervised.ts";
 import { renderTemplate } from "./template.ts";
 import { waitFor } from "./wait.ts";
 
@@ -36,7 +36,7 @@ export interface HAProxy {
 }
 
 /** Options of {@link startHAProxy}. */
-export interface HAProxyOptions {
+export interface HAProxyOptions extends Supervision {
   readonly binary: string;
   readonly dir: string;
   readonly backends: readonly Backend[];
@@ -70,6 +70,7 @@ export async function startHAProxy(options: HAProxyOptions): Promise<HAProxy> {
     options.binary,
     ["-db", "-f", config],
     join(options.dir, "haproxy.log"),
+    { kill: options.kill, detached: options.detached },
   );
   const statsUrl = `http://127.0.0.1:${statsPort}/`;
   const serverStats = () => readServerStats(statsUrl);
@@ -82,10 +83,10 @@ export async function startHAProxy(options: HAProxyOptions): Promise<HAProxy> {
           ? true
           : undefined;
       },
-      { abort: () => (child.exit === undefined ? undefined : "haproxy exited") },
+      { abort: () => (child.exit === undefined ? undefined : "haproxy exited"), signal: options.signal },
     );
   } catch (error) {
-    throw await startFailed(child, error);
+    throw await startFailed(child, error, options.signal);
   }
   return {
     process: child,

@@ -1,7 +1,8 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type Supervised, startSupervised } from "./supervised.ts";
+import { type Supervised, type Supervision, startSupervised } from "./supervised.ts";
 import { renderTemplate } from "./template.ts";
+import { waitFor } from "./wait.ts";
 
 /** A PostgreSQL node run by Patroni. */
 export interface PatroniNode {
@@ -14,12 +15,15 @@ export interface PatroniNode {
   readonly process: Supervised;
   /** Kills Patroni and the postmaster with SIGKILL at once, as a crash of the machine's services would. */
   kill(): Promise<void>;
-  /** SIGTERM: Patroni stops PostgreSQL (releasing the leader key if it holds it) and exits. */
+  /**
+   * SIGTERM: Patroni stops PostgreSQL (releasing the leader key if it holds it) and exits; a
+   * postmaster still running then (Patroni was killed) gets an immediate shutdown.
+   */
   stop(): Promise<void>;
 }
 
 /** Options of {@link startPatroniNode}. */
-export interface PatroniNodeOptions {
+export interface PatroniNodeOptions extends Pick<Supervision, "kill" | "detached"> {
   readonly binary: string;
   readonly name: string;
   /** Logs and configuration. */
@@ -62,8 +66,13 @@ export async function startPatroniNode(options: PatroniNodeOptions): Promise<Pat
       gid: options.gid,
       cwd: options.pgDir,
       env: { PATH: process.env.PATH ?? "", HOME: options.pgDir, LANG: "C.UTF-8" },
+      kill: options.kill,
+      detached: options.detached,
     },
   );
+  // PostgreSQL runs detached from Patroni (it outlives it): killing Patroni leaves it running.
+  // Patroni is killed first (above), so that it does not start PostgreSQL again.
+  options.kill?.addEventListener("abort", () => void endPostmaster(dataDir), { once: true });
   return {
     name: options.name,
     pgPort: options.pgPort,
@@ -85,8 +94,43 @@ export async function startPatroniNode(options: PatroniNodeOptions): Promise<Pat
     },
     async stop() {
       await child.stop("SIGTERM", 30_000);
+      await endPostmaster(dataDir);
     },
   };
+}
+
+/**
+ * Ends the postmaster running on `dataDir`, if any, with PostgreSQL's immediate shutdown (SIGQUIT:
+ * it ends its backends before exiting), then SIGKILL if it lingers. Never rejects.
+ */
+async function endPostmaster(dataDir: string): Promise<void> {
+  const pid = await runningPostmaster(dataDir);
+  if (pid === undefined) return;
+  const send = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // already gone
+    }
+  };
+  send("SIGQUIT");
+  await waitFor(
+    `the postmaster of ${dataDir} gone`,
+    async () => ((await runningPostmaster(dataDir)) === pid ? undefined : true),
+    { timeoutMs: 10_000 },
+  ).catch(() => send("SIGKILL"));
+}
+
+/**
+ * The pid of the postmaster serving `dataDir`: postmaster.pid's, when that process runs with this
+ * data directory (after a crash the file stays, and its pid may have been reused; a zombie has no
+ * command line).
+ */
+async function runningPostmaster(dataDir: string): Promise<number | undefined> {
+  const pid = await postmasterPid(dataDir);
+  if (pid === undefined) return undefined;
+  const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+  return cmdline.split("\0").includes(dataDir) ? pid : undefined;
 }
 
 /** The postmaster's pid from postmaster.pid, or undefined when PostgreSQL is not running there. */

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { freePort } from "@folio/test-support/ports";
 import pg from "pg";
 import type { ClusterDatabase } from "./database.ts";
-import { type Supervised, startFailed, startSupervised } from "./supervised.ts";
+import { type Supervised, type Supervision, startFailed, startSupervised } from "./supervised.ts";
 import { renderTemplate } from "./template.ts";
 import { waitFor } from "./wait.ts";
 
@@ -21,7 +21,7 @@ export interface PgBouncer {
 }
 
 /** Options of {@link startPgBouncer}. */
-export interface PgBouncerOptions {
+export interface PgBouncerOptions extends Supervision {
   readonly binary: string;
   readonly dir: string;
   readonly database: ClusterDatabase;
@@ -54,7 +54,10 @@ export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBounc
   const asRoot = process.getuid?.() === 0;
   if (asRoot) await chmod(dir, 0o755);
   const args = asRoot ? ["-u", "nobody", ini] : [ini];
-  const child = startSupervised("pgbouncer", options.binary, args, join(dir, "pgbouncer.log"));
+  const child = startSupervised("pgbouncer", options.binary, args, join(dir, "pgbouncer.log"), {
+    kill: options.kill,
+    detached: options.detached,
+  });
 
   const userinfo = `${encodeURIComponent(database.user)}${database.password === "" ? "" : `:${encodeURIComponent(database.password)}`}`;
   const url = `postgresql://${userinfo}@127.0.0.1:${port}/${database.name}`;
@@ -75,10 +78,11 @@ export async function startPgBouncer(options: PgBouncerOptions): Promise<PgBounc
       {
         abort: () => (child.exit === undefined ? undefined : "PgBouncer exited"),
         intervalMs: 200,
+        signal: options.signal,
       },
     );
   } catch (error) {
-    throw await startFailed(child, error);
+    throw await startFailed(child, error, options.signal);
   }
   return {
     process: child,

@@ -6,7 +6,7 @@ import pg from "pg";
 import { type Etcd, startEtcd } from "./etcd.ts";
 import { readServerStats, type ServerStats } from "./haproxy.ts";
 import { type PatroniNode, startPatroniNode } from "./patroni.ts";
-import { type Supervised, startSupervised } from "./supervised.ts";
+import { type Supervised, type Supervision, startSupervised } from "./supervised.ts";
 import { renderTemplate } from "./template.ts";
 import { waitFor } from "./wait.ts";
 
@@ -46,15 +46,20 @@ export interface PostgresHA {
   leader(): Promise<PatroniNode>;
   /** HAProxy's view of the nodes, per port. */
   stats(): Promise<{ primary: Map<string, ServerStats>; replicas: Map<string, ServerStats> }>;
-  /** Waits for one leader, `replicas` streaming standbys (one synchronous) and HAProxy routing to them. */
-  waitHealthy(replicas: number, timeoutMs?: number): Promise<void>;
+  /**
+   * Waits for one leader, `replicas` streaming standbys (one synchronous) and HAProxy routing to
+   * them; an abort of `signal` ends the wait.
+   */
+  waitHealthy(replicas: number, timeoutMs?: number, signal?: AbortSignal): Promise<void>;
   /** A planned switchover to the synchronous standby (Patroni's POST /switchover); resolves with both names. */
   switchover(): Promise<{ from: string; to: string }>;
   stop(): Promise<void>;
 }
 
 /** Starts etcd, three Patroni nodes (PostgreSQL as the `postgres` user) and HAProxy, and waits until healthy. */
-export async function startPostgresHA(options: { binaries: HaBinaries; dir: string }): Promise<PostgresHA> {
+export async function startPostgresHA(
+  options: { binaries: HaBinaries; dir: string } & Supervision,
+): Promise<PostgresHA> {
   const { binaries, dir } = options;
   const { uid, gid } = postgresUser();
   const pgDir = join(dir, "pg");
@@ -65,7 +70,13 @@ export async function startPostgresHA(options: { binaries: HaBinaries; dir: stri
   await chmod(pgDir, 0o700);
   const started: { stop(): Promise<void> }[] = [];
   try {
-    const etcd = await startEtcd({ binary: binaries.etcd, dir });
+    const etcd = await startEtcd({
+      binary: binaries.etcd,
+      dir,
+      signal: options.signal,
+      kill: options.kill,
+      detached: options.detached,
+    });
     started.push(etcd);
     const nodes: PatroniNode[] = [];
     for (const name of ["pg1", "pg2", "pg3"]) {
@@ -80,6 +91,8 @@ export async function startPostgresHA(options: { binaries: HaBinaries; dir: stri
         restPort: await freePort(),
         uid,
         gid,
+        kill: options.kill,
+        detached: options.detached,
       });
       nodes.push(node);
       started.push(node);
@@ -109,6 +122,7 @@ export async function startPostgresHA(options: { binaries: HaBinaries; dir: stri
       binaries.haproxy,
       ["-db", "-f", config],
       join(dir, "haproxy-postgres.log"),
+      { kill: options.kill, detached: options.detached },
     );
     started.push({ stop: async () => void (await haproxy.stop("SIGUSR1", 10_000)) });
     const statsUrl = `http://127.0.0.1:${statsPort}/`;
@@ -145,7 +159,7 @@ export async function startPostgresHA(options: { binaries: HaBinaries; dir: stri
         return node;
       },
       stats,
-      async waitHealthy(replicas, timeoutMs = 120_000) {
+      async waitHealthy(replicas, timeoutMs = 120_000, signal) {
         await waitFor(
           `a leader, ${replicas} streaming replicas (one synchronous) and HAProxy routing to them`,
           async () => {
@@ -168,6 +182,7 @@ export async function startPostgresHA(options: { binaries: HaBinaries; dir: stri
           {
             timeoutMs,
             intervalMs: 250,
+            signal,
             abort: () => {
               if (haproxy.exit !== undefined) return "haproxy exited";
               return nodes.every((node) => node.process.exit !== undefined)
@@ -198,8 +213,9 @@ export async function startPostgresHA(options: { binaries: HaBinaries; dir: stri
       },
     };
     try {
-      await ha.waitHealthy(2);
+      await ha.waitHealthy(2, undefined, options.signal);
     } catch (error) {
+      if (options.signal?.aborted) throw error;
       const logs = await Promise.all(
         nodes.map(async (node) => `${node.name}:\n${await node.process.tail(15)}`),
       );

@@ -1,7 +1,7 @@
 import net from "node:net";
 import { join } from "node:path";
 import { freePort } from "@folio/test-support/ports";
-import { type Supervised, startFailed, startSupervised } from "./supervised.ts";
+import { type Supervised, type Supervision, startFailed, startSupervised } from "./supervised.ts";
 import { waitFor } from "./wait.ts";
 
 /** A Redis of the cluster's own, in memory only. */
@@ -12,7 +12,9 @@ export interface RedisServer {
 }
 
 /** Starts redis-server on a free loopback port, without persistence, and waits for its PONG. */
-export async function startRedis(options: { binary: string; dir: string }): Promise<RedisServer> {
+export async function startRedis(
+  options: { binary: string; dir: string } & Supervision,
+): Promise<RedisServer> {
   const port = await freePort();
   const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"];
   const child = startSupervised(
@@ -20,13 +22,15 @@ export async function startRedis(options: { binary: string; dir: string }): Prom
     options.binary,
     [...args, "--dir", options.dir],
     join(options.dir, "redis.log"),
+    { kill: options.kill, detached: options.detached },
   );
   try {
     await waitFor("Redis answering PING", () => ping(port), {
       abort: () => (child.exit === undefined ? undefined : "redis-server exited"),
+      signal: options.signal,
     });
   } catch (error) {
-    throw await startFailed(child, error);
+    throw await startFailed(child, error, options.signal);
   }
   return {
     process: child,

@@ -24,8 +24,26 @@ export interface Supervised {
   tail(lines?: number): Promise<string>;
 }
 
+/** How the caller of a start oversees the processes it starts. */
+export interface Supervision {
+  /**
+   * Abandons the start when aborted: what is starting is stopped (SIGTERM) and the start rejects
+   * with the signal's reason.
+   */
+  readonly signal?: AbortSignal | undefined;
+  /** Kills the processes (SIGKILL) when aborted, whether starting, running or stopping. */
+  readonly kill?: AbortSignal | undefined;
+  /**
+   * Each process in a process group of its own (default: the caller's), so that what a terminal
+   * sends its foreground group (Ctrl-C's SIGINT, a hangup's SIGHUP) reaches only the caller, which
+   * stops them in order. Only for a caller that handles those signals: others would leave the
+   * processes running.
+   */
+  readonly detached?: boolean | undefined;
+}
+
 /** Options of {@link startSupervised}. */
-export interface SupervisedOptions {
+export interface SupervisedOptions extends Pick<Supervision, "kill" | "detached"> {
   readonly env?: NodeJS.ProcessEnv;
   readonly cwd?: string;
   /** Run as this user and group (a root parent starting PostgreSQL's tools as `postgres`). */
@@ -52,12 +70,16 @@ export function startSupervised(
       stdio: ["ignore", fd, fd],
       env: options.env ?? process.env,
       cwd: options.cwd,
+      detached: options.detached ?? false,
       ...(options.uid === undefined ? {} : { uid: options.uid }),
       ...(options.gid === undefined ? {} : { gid: options.gid }),
     });
   } finally {
     closeSync(fd);
   }
+  const kill = () => child.kill("SIGKILL");
+  options.kill?.addEventListener("abort", kill, { once: true });
+  if (options.kill?.aborted) kill();
   const exited = new Promise<Exit>((resolve) => {
     child.once("exit", (code, signal) => {
       exit = { code, signal };
@@ -68,7 +90,7 @@ export function startSupervised(
       exit ??= { code: -1, signal: null };
       resolve(exit);
     });
-  });
+  }).finally(() => options.kill?.removeEventListener("abort", kill));
   const tail = async (lines = 20) => {
     const text = await readFile(logFile, "utf8").catch(() => "");
     return text.trimEnd().split("\n").slice(-lines).join("\n");
@@ -100,9 +122,18 @@ export function startSupervised(
 
 /**
  * The error of a process that did not come up: whether it exited by itself or was waited for in
- * vain, with the end of its log. Kills it if it still runs.
+ * vain, with the end of its log. Kills it if it still runs. When the start was abandoned
+ * (`signal` aborted), stops it with SIGTERM instead and gives the signal's reason.
  */
-export async function startFailed(process: Supervised, cause: unknown): Promise<Error> {
+export async function startFailed(
+  process: Supervised,
+  cause: unknown,
+  signal?: AbortSignal,
+): Promise<unknown> {
+  if (signal?.aborted) {
+    await process.stop("SIGTERM", 10_000);
+    return signal.reason;
+  }
   const exit = process.exit;
   await process.stop("SIGKILL");
   const what =

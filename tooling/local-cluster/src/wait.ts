@@ -8,6 +8,8 @@ export interface WaitOptions {
   readonly intervalMs?: number;
   /** Checked before each try: a message here ends the wait at once (e.g. the process exited). */
   readonly abort?: () => string | undefined;
+  /** Ends the wait at once when aborted, throwing the signal's reason (the caller gave up). */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /**
@@ -24,6 +26,7 @@ export async function waitFor<T>(
   const deadline = performance.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
+    options.signal?.throwIfAborted();
     const aborted = options.abort?.();
     if (aborted !== undefined) throw new Error(`${what}: ${aborted}`);
     try {
@@ -36,6 +39,7 @@ export async function waitFor<T>(
       const cause = lastError === undefined ? "" : ` (last error: ${(lastError as Error).message})`;
       throw new Error(`${what}: not within ${timeoutMs} ms${cause}`);
     }
-    await sleep(intervalMs);
+    // An abort ends the pause early; the next turn throws its reason.
+    await sleep(intervalMs, undefined, { signal: options.signal }).catch(() => undefined);
   }
 }
