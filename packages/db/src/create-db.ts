@@ -4,9 +4,11 @@ import { databaseEdge, type OnQueryFailure } from "./database-edge.js";
 import { rethrowMapped } from "./database-errors.js";
 import { PrismaClient } from "./gen/prisma/client.js";
 import { pendingMigrations } from "./migrate.js";
+import { type PoolCloseReport, poolCloser } from "./pool-close.js";
 import { canWrite, dropReadOnlyConnections } from "./read-only-connections.js";
 import { REPLICA_LAG_SQL, type ReadRoute, routeReads } from "./replica-reads.js";
 import { type SessionTimeouts, sessionTimeouts, startupParameters } from "./session-settings.js";
+import { settlesWithin } from "./settles-within.js";
 import { sqlInTransaction, sqlOnPool } from "./sql-runner.js";
 import { type QueriesOf, TABLES, type TableList } from "./tables.js";
 import { writeSlots } from "./write-slots.js";
@@ -58,6 +60,12 @@ export interface PoolStats {
   readonly waiting: number;
 }
 
+/** What closing the database did to the work still running on it (both pools, with a replica). */
+export type DbCloseReport = PoolCloseReport;
+
+/** How long a close waits for connections in use, unless told. */
+const DEFAULT_CLOSE_TIMEOUT_MS = 5_000;
+
 /** The Folio database: its queries, transactions, and the pool behind them. */
 export interface Db extends Queries, DbControls<Queries> {}
 
@@ -85,8 +93,11 @@ export interface DbControls<Q> {
   /** Names of this package's migrations the database has not applied; rejects when it cannot be queried. */
   pendingMigrations(): Promise<string[]>;
   poolStats(): PoolStats;
-  /** Closes every connection of the pool. */
-  close(): Promise<void>;
+  /**
+   * Closes every connection of the pool. Statements still running are cancelled at once, and a
+   * connection still in use `timeoutMs` later (default 5 s) is closed from this side.
+   */
+  close(options?: { readonly timeoutMs?: number }): Promise<DbCloseReport>;
 }
 
 /** Connects to the database at `url` through a `pg` pool. Apply migrations first. */
@@ -107,6 +118,7 @@ export function createDbOf<T extends TableList>(
   const timeouts = sessionTimeouts(options);
   const onConnectionError = options.onConnectionError ?? (() => undefined);
   const pool = openPool(url, options.poolSize, acquireTimeoutMs, timeouts, onConnectionError);
+  const closePool = poolCloser(pool);
   const prisma = prismaOn(pool, acquireTimeoutMs, timeouts.statementTimeoutMs, onConnectionError);
   const edge = databaseEdge(tables, options.onQueryFailure);
   // Writes may hold all but a quarter of the connections: when a lock blocks them (another
@@ -138,12 +150,28 @@ export function createDbOf<T extends TableList>(
     replicaAnswers: async () => (replica === undefined ? false : replica.answers()),
     pendingMigrations: () => pendingMigrations(pool),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    async close() {
-      await replica?.close();
-      await prisma.$disconnect();
-      await pool.end();
+    async close(closeOptions = {}) {
+      const timeoutMs = closeOptions.timeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
+      const [primary, replicas] = await Promise.all([
+        closeWithin(closePool, prisma, timeoutMs),
+        replica?.close(timeoutMs) ?? { cancelled: 0, cut: 0 },
+      ]);
+      return { cancelled: primary.cancelled + replicas.cancelled, cut: primary.cut + replicas.cut };
     },
   };
+}
+
+/** Closes a pool and the Prisma client on it, within `timeoutMs` (see {@link poolCloser}). */
+async function closeWithin(
+  closePool: (timeoutMs: number) => Promise<PoolCloseReport>,
+  prisma: PrismaClient,
+  timeoutMs: number,
+): Promise<PoolCloseReport> {
+  // The pool first: Prisma's disconnect rolls its open transactions back on their connections,
+  // behind the statements they run, so it finishes once the pool's close has cancelled those.
+  const report = closePool(timeoutMs);
+  await settlesWithin(prisma.$disconnect(), timeoutMs);
+  return report;
 }
 
 /** The pool of one server: bounded waits, the session timeouts, read-only connections dropped. */
@@ -206,6 +234,7 @@ function openReplica<T extends TableList>(
 ) {
   const acquireTimeoutMs = options.acquireTimeoutMs ?? 2_000;
   const pool = openPool(options.url, options.poolSize, acquireTimeoutMs, timeouts, onConnectionError);
+  const closePool = poolCloser(pool);
   const prisma = prismaOn(pool, acquireTimeoutMs, timeouts.statementTimeoutMs, onConnectionError);
   const routing = routeReads({
     replicaLagMs: async () => Number((await pool.query<{ lag_ms: number }>(REPLICA_LAG_SQL)).rows[0]?.lag_ms),
@@ -229,10 +258,9 @@ function openReplica<T extends TableList>(
       selectOne()
         .catch(selectOne)
         .catch(() => false),
-    async close() {
+    close(timeoutMs: number) {
       routing.stop();
-      await prisma.$disconnect();
-      await pool.end();
+      return closeWithin(closePool, prisma, timeoutMs);
     },
   };
 }

@@ -7,6 +7,7 @@ export {
   type CreateDbOptions,
   createDb,
   type Db,
+  type DbCloseReport,
   type DbControls,
   type PoolStats,
   type Queries,
