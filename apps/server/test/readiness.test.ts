@@ -88,4 +88,26 @@ describe("readiness", () => {
       readiness.stop();
     }
   });
+
+  it("is not ready while no token can be verified (no usable signing keys), and ready again once one can", async () => {
+    const { state, db } = database();
+    let keys = false;
+    const readiness = monitorReadiness({
+      db,
+      logger: pino({ level: "silent" }),
+      intervalMs: 60_000,
+      signingKeysAvailable: () => keys,
+    });
+    try {
+      expect(await readiness.check()).toBe("signing-keys-unavailable");
+      keys = true;
+      expect(await readiness.check()).toBe("ready");
+      // The database's reason comes first: it is the one to fix before any call can succeed.
+      keys = false;
+      state.reachable = false;
+      expect(await readiness.check()).toBe("database-unreachable");
+    } finally {
+      readiness.stop();
+    }
+  });
 });

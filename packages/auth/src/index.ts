@@ -14,7 +14,8 @@ export {
   createAuthGate,
   createAuthInterceptor,
 } from "./interceptor.js";
-export { DEFAULT_JWKS_MAX_AGE_MS } from "./key-set.js";
+export { DEFAULT_JWKS_FILE_POLL_MS, DEFAULT_JWKS_MAX_AGE_MS } from "./key-set.js";
+export type { KeySetEvent, KeySetListener } from "./key-set-loading.js";
 export { isUuid } from "./uuid.js";
 export { DEFAULT_TOKEN_CACHE_MAX_ENTRIES } from "./verified-token-cache.js";
 export {

@@ -90,7 +90,14 @@ function createAuthentication(options: AuthInterceptorOptions) {
     } catch (error) {
       if (error instanceof InvalidTokenError) throw invalidToken(realm, error.message);
       if (error instanceof KeySetUnavailableError) {
-        throw new ConnectError(error.message, Code.Unavailable, undefined, undefined, error);
+        // Our outage, not the client's fault: a client that retries is told when it may succeed.
+        throw new ConnectError(
+          error.message,
+          Code.Unavailable,
+          { "retry-after": String(error.retryAfterSeconds) },
+          undefined,
+          error,
+        );
       }
       throw error;
     }

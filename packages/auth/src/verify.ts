@@ -2,6 +2,7 @@ import { errors, type JWTPayload, type JWTVerifyResult, jwtVerify, type Resolved
 import type { AccessTokenVerifier } from "./caller.js";
 import { isCanonicalCompactJws } from "./compact-jws.js";
 import { type KeySource, openKeySet } from "./key-set.js";
+import type { KeySetListener } from "./key-set-loading.js";
 import { isUuid } from "./uuid.js";
 import {
   createVerifiedTokenCache,
@@ -47,6 +48,15 @@ export interface AccessTokenVerifierOptions {
    * Also the longest a key the issuer removed still verifies tokens, cached or not.
    */
   readonly jwksMaxAgeMs?: number;
+  /** With `jwksFile`: how often the file is read again, so that rotated keys are used (default 5 s). */
+  readonly jwksFilePollMs?: number;
+  /**
+   * Told what happens to the keys, for logs, metrics and readiness: each failure to load them, an
+   * outage's start and end, whether tokens can be verified at all, a changed file read.
+   */
+  readonly onKeySetEvent?: KeySetListener;
+  /** Stops the key set's background work (polling a file, retrying a URL) once aborted. */
+  readonly signal?: AbortSignal;
   /**
    * Verified tokens remembered, so a reused token is not verified again (default 10,000; 0 turns
    * the cache off). See {@link createVerifiedTokenCache} for what a hit still checks.
@@ -62,6 +72,13 @@ export class InvalidTokenError extends Error {
 /** The keys to verify tokens with could not be loaded; the request may succeed later. */
 export class KeySetUnavailableError extends Error {
   override readonly name = "KeySetUnavailableError";
+  /** When a retry may succeed, in seconds: the key set's next attempt to load its keys. */
+  readonly retryAfterSeconds: number;
+
+  constructor(message: string, options: ErrorOptions & { readonly retryAfterSeconds?: number } = {}) {
+    super(message, options);
+    this.retryAfterSeconds = options.retryAfterSeconds ?? 5;
+  }
 }
 
 /**
@@ -84,7 +101,11 @@ export async function createAccessTokenVerifier(
   const keys = await openKeySet(options.keys, {
     ...(options.jwksCooldownMs !== undefined ? { cooldownMs: options.jwksCooldownMs } : {}),
     ...(options.jwksMaxAgeMs !== undefined ? { maxAgeMs: options.jwksMaxAgeMs } : {}),
+    ...(options.jwksFilePollMs !== undefined ? { pollMs: options.jwksFilePollMs } : {}),
+    ...(options.onKeySetEvent !== undefined ? { onEvent: options.onKeySetEvent } : {}),
+    ...(options.signal !== undefined ? { signal: options.signal } : {}),
   });
+  const retryAfterSeconds = Math.max(1, Math.ceil(keys.retryAfterMs / 1000));
   const userClaim = options.userClaim ?? "sub";
   const orgClaim = options.orgClaim ?? "org_id";
   const tolerance = options.clockToleranceSeconds ?? 30;
@@ -113,7 +134,13 @@ export async function createAccessTokenVerifier(
       if (error instanceof InvalidTokenError) throw error;
       // The issuer's keys being out of reach is our outage, not the client's bad token.
       if (error instanceof errors.JWKSTimeout || !(error instanceof errors.JOSEError)) {
-        throw new KeySetUnavailableError("signing keys could not be fetched", { cause: error });
+        throw new KeySetUnavailableError(
+          `signing keys could not be fetched; retry in ${retryAfterSeconds}s`,
+          {
+            cause: error,
+            retryAfterSeconds,
+          },
+        );
       }
       throw new InvalidTokenError(describeFailure(error));
     }

@@ -10,7 +10,7 @@ import {
   createAuthInterceptor,
   requireCaller,
 } from "../src/index.js";
-import { createAccessTokenVerifier, InvalidTokenError } from "../src/verify.js";
+import { createAccessTokenVerifier, InvalidTokenError, KeySetUnavailableError } from "../src/verify.js";
 
 const method = {
   name: "CreateFolder",
@@ -29,6 +29,11 @@ async function call(
     publicServices: [{ typeName: "grpc.health.v1.Health" } as never],
     anyScopeServices: [{ typeName: "grpc.reflection.v1.ServerReflection" } as never],
     verify: async (token) => {
+      if (token === "keys.down.value") {
+        throw new KeySetUnavailableError("signing keys could not be fetched; retry in 3s", {
+          retryAfterSeconds: 3,
+        });
+      }
       if (token !== "good.token.value") throw new InvalidTokenError("token signature is invalid");
       return granted;
     },
@@ -108,6 +113,13 @@ describe("createAuthInterceptor", () => {
   it("says why a token is refused", async () => {
     const { error } = await call("Bearer forged.token.value");
     expect(error?.rawMessage).toBe("token signature is invalid");
+  });
+
+  it("answers unavailable with Retry-After, and no challenge, while the signing keys cannot be loaded", async () => {
+    const { error } = await call("Bearer keys.down.value");
+    expect(error?.code).toBe(Code.Unavailable);
+    expect(error?.metadata.get("retry-after")).toBe("3");
+    expect(error?.metadata.get("www-authenticate")).toBeNull();
   });
 
   it("denies a token without the method's scope, naming the scope", async () => {

@@ -344,6 +344,8 @@ describe("the verified-token cache with a remote JWKS", () => {
     const late = await createTestIssuer("ES256");
     const token = await late.sign({}, {}, "2h");
     jwks = { keys: [...issuer.jwks.keys, ...late.jwks.keys] };
+    // The set was fetched at start: an unknown kid refetches it once the cooldown since has passed.
+    vi.setSystemTime(Date.now() + COOLDOWN);
     await verify(token);
     await verify(token);
     expect(verifications).toHaveBeenCalledTimes(1);

@@ -9,9 +9,9 @@ export const liveness: NodeHandler = (_req, res) => {
 };
 
 /**
- * `GET /readyz`: readiness, 200 while the database answers with every migration applied, 503
- * otherwise and from the moment a shutdown begins. Reads the last background check: a probe never
- * reaches the database.
+ * `GET /readyz`: readiness, 200 while the database answers with every migration applied and the
+ * signing keys are usable, 503 otherwise and from the moment a shutdown begins. Reads the last
+ * background check: a probe never reaches the database.
  */
 export function readinessHandler(readiness: Pick<Readiness, "state">): NodeHandler {
   return (_req, res) => {

@@ -7,9 +7,13 @@ export type ReadinessState =
   | "database-unreachable"
   | "database-read-only"
   | "migrations-pending"
+  | "signing-keys-unavailable"
   | "shutting-down";
 
-/** Whether this instance should be sent traffic, kept current by a check of the database every second. */
+/**
+ * Whether this instance should be sent traffic, kept current by a check of the database (and of the
+ * signing keys) every second.
+ */
 export interface Readiness {
   /** The state of the last check; `shutting-down` from {@link beginShutdown} on. */
   readonly state: ReadinessState;
@@ -37,6 +41,11 @@ export interface ReadinessOptions {
    * instance out of the load balancer; a stale route stays read-only.
    */
   readonly readOnlyGraceMs?: number;
+  /**
+   * Whether tokens can be verified (see health/signing-keys.ts); while not, no call but a public
+   * one can succeed, so the instance is not ready. Unset: always.
+   */
+  readonly signingKeysAvailable?: () => boolean;
 }
 
 /**
@@ -46,7 +55,8 @@ export interface ReadinessOptions {
  * would all fail) and has every migration applied. While the primary is unreachable (failing over)
  * and a replica answers, an instance that was ready stays so: listings are served by the replica,
  * writes fail fast with 503 and Retry-After, and taking every instance out of the load balancer
- * would fail the reads too.
+ * would fail the reads too. With a database ready, an instance that cannot verify tokens (no usable
+ * signing keys: its JWKS URL fails and none is cached) is not ready either.
  */
 export function monitorReadiness(options: ReadinessOptions): Readiness {
   const intervalMs = options.intervalMs ?? 1000;
@@ -91,6 +101,7 @@ export function monitorReadiness(options: ReadinessOptions): Readiness {
       readOnlySince ??= Date.now();
       if (state === "ready" && Date.now() - readOnlySince < readOnlyGraceMs) next = "ready";
     }
+    if (next === "ready" && options.signingKeysAvailable?.() === false) next = "signing-keys-unavailable";
     if (!stopped) become(next);
     return state;
   };

@@ -24,6 +24,8 @@ export interface Metrics {
   idempotencyReplayed(): void;
   /** An idempotent create was refused because of its key. */
   idempotencyConflicted(reason: IdempotencyConflict): void;
+  /** An attempt to load the signing keys failed: a fetch of the JWKS URL, or a changed JWKS file. */
+  jwksFetchFailed(): void;
 }
 
 /** Latency buckets in seconds: from a cached read to a request that waited on a lock. */
@@ -96,6 +98,11 @@ export function createMetrics(options: { poolStats: () => PoolStats }): Metrics 
     labelNames: ["reason"] as const,
     registers,
   });
+  const jwksFailures = new Counter({
+    name: "folio_jwks_fetch_failures_total",
+    help: "Failed loads of the signing keys: fetches of AUTH_JWKS_URL that failed (no answer, not 200, not a JWKS), changes of AUTH_JWKS_FILE that could not be used.",
+    registers,
+  });
 
   return {
     registry,
@@ -109,5 +116,6 @@ export function createMetrics(options: { poolStats: () => PoolStats }): Metrics 
     rateLimitRefused: (policy) => refusals.inc({ policy }),
     idempotencyReplayed: () => replays.inc(),
     idempotencyConflicted: (reason) => conflicts.inc({ reason }),
+    jwksFetchFailed: () => jwksFailures.inc(),
   };
 }
