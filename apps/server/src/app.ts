@@ -9,14 +9,16 @@ import { connectRequestOptions, createRpcHandler, createUnaryCalls } from "@foli
 import type { Logger } from "pino";
 import { createAccessTokens } from "./access-tokens.js";
 import { scheduleIdempotencyPurge } from "./database/idempotency-purge.js";
-import { openDatabase } from "./database/open-database.js";
+import { type Database, openDatabase } from "./database/open-database.js";
 import { DEMO_ORG_ID, DEMO_USER_ID, seedDemoProjects } from "./demo.js";
 import { createDevelopmentTokenEndpoint } from "./endpoints/development-token.js";
+import { bundledScalarScript } from "./endpoints/docs-script.js";
 import { liveness, readinessHandler } from "./endpoints/probes.js";
 import { loadWebApp } from "./endpoints/web-app.js";
 import type { Config } from "./env.js";
 import { healthFollowing } from "./health/grpc-health-statuses.js";
 import { monitorReadiness, type Readiness } from "./health/readiness.js";
+import { watchSigningKeys } from "./health/signing-keys.js";
 import { createRateLimiting } from "./interceptors/rate-limiting.js";
 import { createStreamLimitInterceptor } from "./interceptors/stream-limits.js";
 import { createMetrics, type Metrics } from "./observe/metrics.js";
@@ -47,7 +49,23 @@ export interface App {
   beginShutdown(): void;
   /** Ends the streams that never end by themselves (gRPC health Watch), so that connections can drain. */
   endStreams(): void;
-  close(): Promise<void>;
+  /**
+   * Stops the background work and closes the database: its statements still running are
+   * cancelled, and each step of its close waits at most `databaseTimeoutMs` (default 5 s).
+   */
+  close(databaseTimeoutMs?: number): Promise<void>;
+}
+
+/** Closes what a failed start had opened (nothing may keep the process alive), then fails with `error`. */
+async function failClosing(error: unknown, opened: readonly { close(): unknown }[]): Promise<never> {
+  for (const resource of opened) await resource.close();
+  throw error;
+}
+
+/** Development mode's demo projects, once the tables exist: with migrations left to `migrate`, they may not yet. */
+async function seedDemoData(database: Database, logger: Logger): Promise<void> {
+  if (database.pendingAtStart.length === 0) await seedDemoProjects(database.db, logger);
+  else logger.warn("demo projects not seeded: migrations are pending");
 }
 
 /**
@@ -63,18 +81,22 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   assertScopesDeclared();
   // The pool's numbers are read at each scrape, once the database is open.
   const metrics = createMetrics({ poolStats: () => database.db.poolStats() });
-  const database = await openDatabase(config, logger, (reason) => metrics.queryFailed(reason));
+  const signingKeys = watchSigningKeys(logger, metrics);
+  // The keys and Redis before the database: a start that fails on them has not migrated it.
+  const tokens = await createAccessTokens(config, signingKeys.onEvent);
+  const rateLimiting = await createRateLimiting(config, logger);
+  const database = await openDatabase(config, logger, (reason) => metrics.queryFailed(reason)).catch(
+    (error: unknown) => failClosing(error, [tokens, rateLimiting]),
+  );
   const db = database.db;
-  const tokens = await createAccessTokens(config);
-  if (tokens.developmentIssuer !== undefined) await seedDemoProjects(db, logger);
+  if (tokens.developmentIssuer !== undefined) await seedDemoData(database, logger);
   if (config.pageTokenSecrets.length === 0 && config.auth.mode !== "development") {
     logger.warn(
       "PAGE_TOKEN_SECRET is not set: page tokens are sealed with a random key, valid only on this process until it restarts",
     );
   }
-  const rateLimiting = await createRateLimiting(config, logger);
   const purge = scheduleIdempotencyPurge(db, logger);
-  const readiness = monitorReadiness({ db, logger });
+  const readiness = monitorReadiness({ db, logger, signingKeysAvailable: () => signingKeys.available });
   await readiness.check();
   const health = healthFollowing(readiness, services);
 
@@ -137,7 +159,10 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
               scopes: apiScopes.map((scope) => scope.name),
             }),
       // Built on the first request for it, not at every start (tens of milliseconds).
-      docs: createApiDocsHandler({ document: () => createFolioOpenApiDocument(config.auth) }),
+      docs: createApiDocsHandler({
+        document: () => createFolioOpenApiDocument(config.auth),
+        scalarScript: bundledScalarScript(),
+      }),
       webApp: loadWebApp(logger),
       // The transcoder answers REST requests, and reports to the request's report what it answered.
       rest: (req, res, report) =>
@@ -156,12 +181,13 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     purgeExpiredIdempotencyKeys: () => db.idempotencyKeys.purgeExpired(),
     beginShutdown: () => readiness.beginShutdown(),
     endStreams: () => health.endWatches(),
-    async close() {
+    async close(databaseTimeoutMs) {
       readiness.stop();
       health.endWatches();
       purge.stop();
-      await rateLimiting.close();
-      await database.close();
+      tokens.close();
+      // Together: the database's close cancels statements, which must not wait behind Redis.
+      await Promise.all([rateLimiting.close(), database.close(databaseTimeoutMs)]);
     },
   };
 }

@@ -5,8 +5,10 @@ import {
   DATABASE_ACQUIRE_TIMEOUT_MS,
   DATABASE_LOCK_TIMEOUT_MS,
   DATABASE_POOL_SIZE,
+  DATABASE_START_TIMEOUT_MS,
   DATABASE_STATEMENT_TIMEOUT_MS,
   DATABASE_URL,
+  MIGRATE_ON_START,
 } from "./config/database.js";
 import { loadConnectionLimits } from "./config/http.js";
 import { LOG_LEVEL, LOG_LEVELS, loadMetricsConfig } from "./config/observability.js";
@@ -16,7 +18,6 @@ import {
   DATA_DIR,
   HOST,
   MAX_REQUEST_BODY_BYTES,
-  NODE_ENV,
   PAGE_TOKEN_SECRET,
   PORT,
   REST_COMPRESS_MIN_BYTES,
@@ -33,19 +34,26 @@ export type { AuthConfig } from "./config/auth.js";
 export type { RateLimitConfig } from "./config/rate-limit.js";
 export { ConfigError } from "./config/variables.js";
 
-/** Everything the server reads from its environment, validated and typed. */
-export interface Config {
-  readonly host: string;
-  readonly port: number;
+/** What the `migrate` command reads from its environment: the database, and how to log. */
+export interface MigrateConfig {
   /** PostgreSQL to use; absent means the embedded database in `dataDir`. */
   readonly databaseUrl: string | undefined;
+  /** How long start-up waits for the database of `databaseUrl` to accept a connection. */
+  readonly databaseStartTimeoutMs: number;
+  readonly dataDir: string;
+  readonly logLevel: string;
+}
+
+/** Everything the server reads from its environment, validated and typed. */
+export interface Config extends MigrateConfig {
+  readonly host: string;
+  readonly port: number;
+  /** Whether the server applies pending migrations at start (else `migrate` does, as a job). */
+  readonly migrateOnStart: boolean;
   readonly databasePoolSize: number;
   readonly databaseTimeouts: DatabaseTimeouts;
   /** Replicas for project listings (DATABASE_READ_URL); undefined: every query on the primary. */
   readonly databaseRead: ReadReplicaConfig | undefined;
-  readonly dataDir: string;
-  readonly logLevel: string;
-  readonly production: boolean;
   readonly auth: AuthConfig;
   /** On SIGTERM/SIGINT: how long new connections are still accepted once readiness says no. */
   readonly shutdownGraceMs: number;
@@ -85,12 +93,8 @@ export interface DatabaseTimeouts {
   readonly lockTimeoutMs: number;
 }
 
-/** Reads and validates the configuration; throws {@link ConfigError} naming the first bad variable. */
-export function loadConfig(env: Env = process.env): Config {
-  // Read as set, untrimmed, as the libraries that also look at NODE_ENV read it.
-  const production = env[NODE_ENV.name] === "production";
-  const host = text(env, HOST);
-  const port = integer(env, PORT);
+/** Reads and validates what `migrate` needs; throws {@link ConfigError} naming the first bad variable. */
+export function loadMigrateConfig(env: Env = process.env): MigrateConfig {
   const databaseUrl = text(env, DATABASE_URL);
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError("DATABASE_URL", "must be a postgres:// or postgresql:// URL");
@@ -100,9 +104,23 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError("LOG_LEVEL", `must be one of ${LOG_LEVELS.join(", ")} (got "${logLevel}")`);
   }
   return {
+    databaseUrl,
+    databaseStartTimeoutMs: integer(env, DATABASE_START_TIMEOUT_MS),
+    dataDir: resolve(text(env, DATA_DIR)),
+    logLevel,
+  };
+}
+
+/** Reads and validates the configuration; throws {@link ConfigError} naming the first bad variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const host = text(env, HOST);
+  const port = integer(env, PORT);
+  const migrate = loadMigrateConfig(env);
+  return {
     host,
     port,
-    databaseUrl,
+    ...migrate,
+    migrateOnStart: choice(env, MIGRATE_ON_START) === "true",
     databasePoolSize: integer(env, DATABASE_POOL_SIZE),
     databaseTimeouts: {
       acquireTimeoutMs: optionalInteger(env, DATABASE_ACQUIRE_TIMEOUT_MS),
@@ -110,10 +128,7 @@ export function loadConfig(env: Env = process.env): Config {
       lockTimeoutMs: integer(env, DATABASE_LOCK_TIMEOUT_MS),
     },
     databaseRead: loadReadReplicaConfig(env),
-    dataDir: resolve(text(env, DATA_DIR)),
-    logLevel,
-    production,
-    auth: loadAuthConfig(env, production),
+    auth: loadAuthConfig(env, migrate.databaseUrl),
     shutdownGraceMs: integer(env, SHUTDOWN_GRACE_MS),
     shutdownTimeoutMs: integer(env, SHUTDOWN_TIMEOUT_MS),
     metrics: loadMetricsConfig(env),

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { DEFAULT_ALGORITHMS } from "@folio/auth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AUTH_ALGORITHMS } from "../src/config/auth.js";
+import { AUTH_ALGORITHMS } from "../src/config/auth-algorithms.js";
 import { settingGroups } from "../src/config/catalogue.js";
 import type { Env } from "../src/config/variables.js";
 import { loadConfig } from "../src/env.js";
@@ -49,7 +49,8 @@ describe("the settings' declarations", () => {
         AUTH_ISSUER: "i",
         AUTH_AUDIENCE: "a",
       }),
-      ...variablesRead({ DATABASE_URL: "postgres://p/f", DATABASE_READ_URL: "postgres://r/f" }),
+      ...variablesRead({ AUTH_JWKS_FILE: "/jwks.json", AUTH_ISSUER: "i", AUTH_AUDIENCE: "a" }),
+      ...variablesRead({ DATABASE_URL: "postgres://localhost/f", DATABASE_READ_URL: "postgres://r/f" }),
     ]);
     const ownedByLoadConfig = declared.filter((setting) => !setting.external).map((setting) => setting.name);
     expect([...read].sort()).toEqual([...ownedByLoadConfig].sort());

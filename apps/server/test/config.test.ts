@@ -5,6 +5,13 @@ import { loadConfig } from "../src/env.js";
 
 const main = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 
+/** A JWKS configured: the server is not in development mode, whatever its database. */
+const WITH_JWKS = {
+  AUTH_JWKS_URL: "https://issuer.example/jwks.json",
+  AUTH_ISSUER: "https://issuer.example",
+  AUTH_AUDIENCE: "folio",
+};
+
 /** Starts the built server with exactly `env` (plus PATH) and returns how it ended. */
 function startWith(env: Record<string, string>) {
   const result = spawnSync(process.execPath, [main], {
@@ -26,8 +33,11 @@ describe("configuration", () => {
     expect(loadConfig({}).databaseRead).toBeUndefined();
     const primary = "postgres://folio@db-primary/folio";
     expect(
-      loadConfig({ DATABASE_URL: primary, DATABASE_READ_URL: "postgres://folio@db-replicas/folio" })
-        .databaseRead,
+      loadConfig({
+        ...WITH_JWKS,
+        DATABASE_URL: primary,
+        DATABASE_READ_URL: "postgres://folio@db-replicas/folio",
+      }).databaseRead,
     ).toEqual({
       url: "postgres://folio@db-replicas/folio",
       poolSize: 10,
@@ -36,6 +46,7 @@ describe("configuration", () => {
     });
     expect(
       loadConfig({
+        ...WITH_JWKS,
         DATABASE_URL: primary,
         DATABASE_READ_URL: "postgresql://folio@db-replicas/folio",
         DATABASE_READ_POOL_SIZE: "4",
@@ -102,6 +113,65 @@ describe("configuration", () => {
     expect(config.auth).toMatchObject({ mode: "jwks", jwksUrl: "https://issuer.example/jwks.json" });
   });
 
+  it("runs development mode only when asked for: NODE_ENV unset or development, on a database of this machine", () => {
+    for (const env of [{}, { NODE_ENV: "" }, { NODE_ENV: "development" }, { NODE_ENV: "Development" }]) {
+      expect(loadConfig(env).auth.mode).toBe("development");
+    }
+    for (const url of [
+      "postgres://u@localhost/x",
+      "postgres://u:p@127.0.0.1:5432/x",
+      "postgres://u@[::1]/x",
+      "postgres://u@%2Fvar%2Frun%2Fpostgresql/x",
+      "postgresql:///x?host=/var/run/postgresql",
+    ]) {
+      expect(loadConfig({ DATABASE_URL: url }).auth.mode).toBe("development");
+    }
+    for (const nodeEnv of ["production", "Production", "PRODUCTION", "prod", "staging", "test"]) {
+      expect(() => loadConfig({ NODE_ENV: nodeEnv })).toThrow(
+        `AUTH_JWKS_URL or AUTH_JWKS_FILE is required when NODE_ENV=${nodeEnv} (development mode`,
+      );
+    }
+    for (const url of ["postgres://u@db.example.invalid/x", "postgres://u@10.0.0.5/x", "postgresql:///x"]) {
+      expect(() => loadConfig({ DATABASE_URL: url })).toThrow(
+        /required with a DATABASE_URL on another machine/,
+      );
+      expect(loadConfig({ DATABASE_URL: url, DEVELOPMENT_MODE_REMOTE_DATABASE: "allow" }).auth.mode).toBe(
+        "development",
+      );
+    }
+    // Allowing a database elsewhere does not lift NODE_ENV's refusal.
+    expect(() => loadConfig({ NODE_ENV: "production", DEVELOPMENT_MODE_REMOTE_DATABASE: "allow" })).toThrow(
+      /NODE_ENV=production/,
+    );
+  });
+
+  it("migrates at start unless MIGRATE_ON_START=false, and waits up to 60 s for the database", () => {
+    expect(loadConfig({})).toMatchObject({ migrateOnStart: true, databaseStartTimeoutMs: 60_000 });
+    expect(loadConfig({ MIGRATE_ON_START: "FALSE", DATABASE_START_TIMEOUT_MS: "0" })).toMatchObject({
+      migrateOnStart: false,
+      databaseStartTimeoutMs: 0,
+    });
+  });
+
+  it("accepts the JWS algorithms of public-key signatures jose verifies, and nothing else", () => {
+    expect(loadConfig({ AUTH_ALGORITHMS: "RS512, ES384,EdDSA,Ed25519,ML-DSA-65," }).auth.algorithms).toEqual([
+      "RS512",
+      "ES384",
+      "EdDSA",
+      "Ed25519",
+      "ML-DSA-65",
+    ]);
+    expect(loadConfig({}).auth.algorithms).toBeUndefined();
+    for (const list of ["RS257", "rs256", "RS256,ES257", ","]) {
+      expect(() => loadConfig({ AUTH_ALGORITHMS: list })).toThrow(
+        `AUTH_ALGORITHMS must list JWS algorithms of public-key signatures, of RS256, RS384`,
+      );
+    }
+    for (const list of ["HS256", "RS256,none"]) {
+      expect(() => loadConfig({ AUTH_ALGORITHMS: list })).toThrow(/^AUTH_ALGORITHMS must list asymmetric/);
+    }
+  });
+
   it("reads CORS_ALLOWED_ORIGINS as a comma-separated list of origins; unset is none", () => {
     expect(loadConfig({}).corsAllowedOrigins).toEqual([]);
     expect(
@@ -157,8 +227,19 @@ describe("configuration", () => {
     [{ DATABASE_URL: "mysql://localhost/folio" }, "DATABASE_URL"],
     [{ AUTH_JWKS_URL: "https://issuer.example/jwks.json" }, "AUTH_ISSUER"],
     [{ NODE_ENV: "production" }, "AUTH_JWKS_URL"],
+    [{ NODE_ENV: "Production" }, "AUTH_JWKS_URL"],
+    [{ NODE_ENV: "PRODUCTION" }, "AUTH_JWKS_URL"],
+    [{ NODE_ENV: "prod" }, "AUTH_JWKS_URL"],
+    [{ DATABASE_URL: "postgres://u@db.example.invalid/x" }, "AUTH_JWKS_URL"],
+    [{ DEVELOPMENT_MODE_REMOTE_DATABASE: "yes" }, "DEVELOPMENT_MODE_REMOTE_DATABASE"],
+    [{ MIGRATE_ON_START: "maybe" }, "MIGRATE_ON_START"],
+    [{ DATABASE_START_TIMEOUT_MS: "-1" }, "DATABASE_START_TIMEOUT_MS"],
     [
       { AUTH_JWKS_FILE: "/x", AUTH_ISSUER: "i", AUTH_AUDIENCE: "a", AUTH_ALGORITHMS: "HS256" },
+      "AUTH_ALGORITHMS",
+    ],
+    [
+      { AUTH_JWKS_FILE: "/x", AUTH_ISSUER: "i", AUTH_AUDIENCE: "a", AUTH_ALGORITHMS: "RS257" },
       "AUTH_ALGORITHMS",
     ],
     [{ PAGE_TOKEN_SECRET: "too short" }, "PAGE_TOKEN_SECRET"],

@@ -68,8 +68,9 @@ describe("Kubernetes manifests", () => {
     const [sleep, seconds] = container.lifecycle.preStop.exec.command;
     expect(sleep).toBe("sleep");
     expect(Number(seconds) * 1000).toBe(Number(env.SHUTDOWN_GRACE_MS));
+    // The server exits within SHUTDOWN_GRACE_MS + SHUTDOWN_TIMEOUT_MS + 1 s of SIGTERM.
     expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(
-      Number(seconds) + (Number(env.SHUTDOWN_GRACE_MS) + Number(env.SHUTDOWN_TIMEOUT_MS)) / 1000,
+      Number(seconds) + (Number(env.SHUTDOWN_GRACE_MS) + Number(env.SHUTDOWN_TIMEOUT_MS) + 1_000) / 1000,
     );
 
     expect(pod.securityContext.runAsNonRoot).toBe(true);

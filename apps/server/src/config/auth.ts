@@ -1,4 +1,6 @@
 import { resolve } from "node:path";
+import { AUTH_ALGORITHMS, loadAlgorithms } from "./auth-algorithms.js";
+import { checkDevelopmentMode, DEVELOPMENT_MODE_REMOTE_DATABASE } from "./development-mode.js";
 import {
   ConfigError,
   type Env,
@@ -12,7 +14,7 @@ import {
 /** How access tokens are verified: a JWKS from the issuer, or development mode's own keys. */
 export type AuthConfig =
   | ({ readonly mode: "jwks"; readonly jwksUrl: string; readonly jwksCooldownSeconds: number } & TokenRules)
-  | ({ readonly mode: "jwks"; readonly jwksFile: string } & TokenRules)
+  | ({ readonly mode: "jwks"; readonly jwksFile: string; readonly jwksFilePollMs: number } & TokenRules)
   | ({ readonly mode: "development" } & TokenRules);
 
 interface TokenRules {
@@ -49,13 +51,29 @@ export const AUTH_JWKS_COOLDOWN_SECONDS = integerSetting({
     "With `AUTH_JWKS_URL`: how often, at most, tokens with an unknown `kid` make the server fetch the " +
     "JWKS again (`0` to `3600`). A rotated key is picked up within this time, and tokens with made-up " +
     "`kid`s cannot make the server hammer the issuer. A failed background refresh is retried after it " +
-    "too (at least 1 s later).",
+    "too (at least 1 s later). While no usable JWKS is held (none fetched yet, or the one held is past its " +
+    "10 min max age) and the URL fails, the server is not ready, calls are 503 `unavailable` with " +
+    "`Retry-After`, and the fetch is retried every `AUTH_JWKS_COOLDOWN_SECONDS` (at least 1 s, at most 5 s).",
 });
 
 export const AUTH_JWKS_FILE = textSetting({
   name: "AUTH_JWKS_FILE",
   values: "a file's path",
-  meaning: "A JWKS file instead of a URL. Exclusive with `AUTH_JWKS_URL`.",
+  meaning:
+    "A JWKS file instead of a URL. Exclusive with `AUTH_JWKS_URL`. Read at start (the server does not " +
+    "start without it) and again every `AUTH_JWKS_FILE_POLL_MS`: keys rotated in it are used without a " +
+    "restart. A change that cannot be used (unreadable, not a JWKS, no key) keeps the keys in use and logs a warning.",
+});
+
+export const AUTH_JWKS_FILE_POLL_MS = integerSetting({
+  name: "AUTH_JWKS_FILE_POLL_MS",
+  fallback: 5000,
+  min: 100,
+  max: 600_000,
+  meaning:
+    "With `AUTH_JWKS_FILE`: how often the file is read again. A key added to or removed from it verifies, " +
+    "or stops verifying, tokens within this time (for a mounted Kubernetes Secret, once kubelet has " +
+    "updated the volume: see [Rotating the signing keys](operations.md#rotating-the-signing-keys)).",
 });
 
 export const AUTH_ISSUER = textSetting({
@@ -70,14 +88,6 @@ export const AUTH_AUDIENCE = textSetting({
   default: `\`${DEVELOPMENT_AUDIENCE}\` in development mode`,
   values: "text",
   meaning: "Required `aud` of access tokens (required with a JWKS).",
-});
-
-/** Its default is @folio/auth's DEFAULT_ALGORITHMS (test/config-settings.test.ts holds them equal). */
-export const AUTH_ALGORITHMS = textSetting({
-  name: "AUTH_ALGORITHMS",
-  default: "`RS256,PS256,ES256,EdDSA`",
-  values: "comma-separated JWS algorithms, asymmetric only",
-  meaning: "Accepted signature algorithms; `none` and `HS*` are refused.",
 });
 
 export const AUTH_CLOCK_TOLERANCE_SECONDS = integerSetting({
@@ -132,6 +142,7 @@ export const authSettings: SettingGroup = {
     AUTH_JWKS_URL,
     AUTH_JWKS_COOLDOWN_SECONDS,
     AUTH_JWKS_FILE,
+    AUTH_JWKS_FILE_POLL_MS,
     AUTH_ISSUER,
     AUTH_AUDIENCE,
     AUTH_ALGORITHMS,
@@ -140,23 +151,22 @@ export const authSettings: SettingGroup = {
     AUTH_ORG_CLAIM,
     AUTH_TOKEN_URL,
     AUTH_TOKEN_CACHE_SIZE,
+    DEVELOPMENT_MODE_REMOTE_DATABASE,
   ],
 };
 
-/** Reads the AUTH_* variables: a JWKS (URL or file) or development mode, and the token rules. */
-export function loadAuthConfig(env: Env, production: boolean): AuthConfig {
+/**
+ * Reads the AUTH_* variables: a JWKS (URL or file) or development mode, only when asked for (see
+ * {@link checkDevelopmentMode}) on the database of `databaseUrl`, and the token rules.
+ */
+export function loadAuthConfig(env: Env, databaseUrl: string | undefined): AuthConfig {
   const jwksUrl = text(env, AUTH_JWKS_URL);
   const jwksFile = text(env, AUTH_JWKS_FILE);
   if (jwksUrl !== undefined && jwksFile !== undefined) {
     throw new ConfigError("AUTH_JWKS_URL", "and AUTH_JWKS_FILE are exclusive: set one");
   }
   const development = jwksUrl === undefined && jwksFile === undefined;
-  if (development && production) {
-    throw new ConfigError(
-      "AUTH_JWKS_URL",
-      "(or AUTH_JWKS_FILE) is required when NODE_ENV=production: development mode signs its own tokens",
-    );
-  }
+  checkDevelopmentMode(env, databaseUrl, development);
   if (jwksUrl !== undefined && !/^https?:\/\//.test(jwksUrl)) {
     throw new ConfigError("AUTH_JWKS_URL", "must be an http(s) URL");
   }
@@ -168,9 +178,7 @@ export function loadAuthConfig(env: Env, production: boolean): AuthConfig {
   const rules: TokenRules = {
     issuer: issuer ?? DEVELOPMENT_ISSUER,
     audience: audience ?? DEVELOPMENT_AUDIENCE,
-    algorithms: text(env, AUTH_ALGORITHMS)
-      ?.split(",")
-      .map((a) => a.trim()),
+    algorithms: loadAlgorithms(env),
     clockToleranceSeconds: integer(env, AUTH_CLOCK_TOLERANCE_SECONDS),
     userClaim: text(env, AUTH_USER_CLAIM),
     orgClaim: text(env, AUTH_ORG_CLAIM),
@@ -180,13 +188,13 @@ export function loadAuthConfig(env: Env, production: boolean): AuthConfig {
   if (rules.tokenUrl !== undefined && !/^https?:\/\//.test(rules.tokenUrl)) {
     throw new ConfigError("AUTH_TOKEN_URL", "must be an http(s) URL");
   }
-  if (rules.algorithms?.some((a) => a === "none" || a.startsWith("HS"))) {
-    throw new ConfigError("AUTH_ALGORITHMS", "must list asymmetric algorithms only (no none, no HS*)");
-  }
   if (jwksUrl !== undefined) {
     const jwksCooldownSeconds = integer(env, AUTH_JWKS_COOLDOWN_SECONDS);
     return { mode: "jwks", jwksUrl, jwksCooldownSeconds, ...rules };
   }
-  if (jwksFile !== undefined) return { mode: "jwks", jwksFile: resolve(jwksFile), ...rules };
+  if (jwksFile !== undefined) {
+    const jwksFilePollMs = integer(env, AUTH_JWKS_FILE_POLL_MS);
+    return { mode: "jwks", jwksFile: resolve(jwksFile), jwksFilePollMs, ...rules };
+  }
   return { mode: "development", ...rules };
 }

@@ -1,11 +1,36 @@
-import { integerSetting, type SettingGroup, textSetting } from "./variables.js";
+import { choiceSetting, integerSetting, type SettingGroup, textSetting } from "./variables.js";
 
 export const DATABASE_URL = textSetting({
   name: "DATABASE_URL",
   values: "a `postgres://` or `postgresql://` URL",
   meaning:
     "`postgres://` URL of the PostgreSQL to use. Unset: the embedded PostgreSQL in " +
-    "`DATA_DIR/postgres`. Migrations are applied at start either way.",
+    "`DATA_DIR/postgres`. Either way `node dist/main.js migrate` applies the migrations, and the " +
+    "server does at start unless `MIGRATE_ON_START=false`. Shown in messages without its password.",
+});
+
+export const MIGRATE_ON_START = choiceSetting({
+  name: "MIGRATE_ON_START",
+  choices: ["true", "false"],
+  fallback: "true",
+  meaning:
+    "`true`: the server applies pending migrations at start, before it listens (the runner's lock " +
+    "makes instances starting at once take turns). `false`: it applies none and leaves them to " +
+    "`node dist/main.js migrate`, run as a job before the rollout (see " +
+    "[Migrations](operations.md#migrations)); while any is pending, `/readyz` answers 503 " +
+    "(`migrations-pending`), checked again each second.",
+});
+
+export const DATABASE_START_TIMEOUT_MS = integerSetting({
+  name: "DATABASE_START_TIMEOUT_MS",
+  fallback: 60_000,
+  min: 0,
+  max: 3_600_000,
+  meaning:
+    "How long the server (and `migrate`) waits at start for the PostgreSQL of `DATABASE_URL` to " +
+    "accept a connection, retrying with back-off (0.25 s doubling to 5 s; each failed attempt " +
+    "logged as a warning, nothing served meanwhile); past it, the process exits 1 with one line " +
+    "naming `DATABASE_URL`. `0`: one attempt. A refused login or a missing database fails at once.",
 });
 
 export const DATABASE_POOL_SIZE = integerSetting({
@@ -53,6 +78,8 @@ export const databaseSettings: SettingGroup = {
   title: "Database",
   settings: [
     DATABASE_URL,
+    MIGRATE_ON_START,
+    DATABASE_START_TIMEOUT_MS,
     DATABASE_POOL_SIZE,
     DATABASE_ACQUIRE_TIMEOUT_MS,
     DATABASE_STATEMENT_TIMEOUT_MS,

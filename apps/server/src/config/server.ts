@@ -25,8 +25,11 @@ export const DATA_DIR = textSetting({
 
 export const NODE_ENV = textSetting({
   name: "NODE_ENV",
-  values: "`production`, or anything else",
-  meaning: "`production` forbids development mode.",
+  values: "`development`, `production`, or anything else",
+  meaning:
+    "Without a JWKS (`AUTH_JWKS_URL`, `AUTH_JWKS_FILE`), the server runs in development mode only " +
+    "when this is unset or `development` (any case); any other value (`production`, `Production`, " +
+    "`prod`, `staging`, `test`...) then stops the start. The image sets `production`.",
 });
 
 export const SHUTDOWN_GRACE_MS = integerSetting({
@@ -47,7 +50,8 @@ export const SHUTDOWN_TIMEOUT_MS = integerSetting({
   max: 600_000,
   meaning:
     "After the grace period, how long requests in flight may take before their connections are cut " +
-    "(each cut request is logged). The process then closes the pool and exits 0.",
+    "(each cut request is logged). The process then cancels the database statements still running, " +
+    "closes the pool and exits 0: by `SHUTDOWN_GRACE_MS` + this + 1 s after the signal, whatever the database does.",
 });
 
 /** Where the server listens, where it keeps its files, and how it stops. */

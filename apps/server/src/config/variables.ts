@@ -13,6 +13,20 @@ export class ConfigError extends Error {
 }
 
 /**
+ * What a variable names cannot be used at start: a database or Redis out of reach, an address
+ * in use. The configuration may be right; the process still cannot start with it.
+ */
+export class StartupError extends Error {
+  override readonly name = "StartupError";
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable} ${problem}`);
+  }
+}
+
+/**
  * One environment variable, declared once: the loaders read it by this declaration, and
  * docs/configuration.md is generated from it (`pnpm --filter @folio/server docs:config`).
  */

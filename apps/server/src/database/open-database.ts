@@ -1,19 +1,16 @@
-import { join } from "node:path";
-import {
-  applyMigrations,
-  checkSessionTimeouts,
-  createDb,
-  type Db,
-  type OnQueryFailure,
-  sessionTimeouts,
-} from "@folio/db";
-import type { EmbeddedPostgres } from "@folio/embedded-postgres";
+import { checkSessionTimeouts, createDb, type Db, type OnQueryFailure, sessionTimeouts } from "@folio/db";
 import type { Logger } from "pino";
 import type { Config } from "../env.js";
+import { settlesWithin } from "../settles-within.js";
+import { applyPendingMigrations, listPendingMigrations } from "./migrations.js";
+import { reachDatabase } from "./reach-database.js";
 import { replicaOptions } from "./read-replica.js";
 
 /** How long a query waits for the embedded database's one connection, unless configured. */
 const EMBEDDED_ACQUIRE_TIMEOUT_MS = 30_000;
+
+/** How long each step of closing the database waits, unless told. */
+const CLOSE_TIMEOUT_MS = 5_000;
 
 /** The database the server runs on, migrated and pooled. */
 export interface Database {
@@ -21,34 +18,44 @@ export interface Database {
   /** True for the embedded PostgreSQL in DATA_DIR. */
   readonly embedded: boolean;
   readonly url: string;
-  /** Closes the pool, then stops the embedded database if it runs one. */
-  close(): Promise<void>;
+  /**
+   * The migrations not applied when the database was opened: none unless MIGRATE_ON_START=false
+   * (readiness follows them from there on).
+   */
+  readonly pendingAtStart: readonly string[];
+  /**
+   * Closes the pool, then stops the embedded database if it runs one, each within `timeoutMs`
+   * (default 5 s): statements still running are cancelled, and logged.
+   */
+  close(timeoutMs?: number): Promise<void>;
 }
 
 /**
- * Opens the configured PostgreSQL, or starts the embedded one in DATA_DIR when DATABASE_URL is
- * unset, and applies the migrations before anything is served. `onQueryFailure` is told of each
- * query that fails (the metrics count them).
+ * Opens the configured PostgreSQL once it accepts connections (waiting up to
+ * DATABASE_START_TIMEOUT_MS), or starts the embedded one in DATA_DIR when DATABASE_URL is unset,
+ * and applies the migrations before anything is served, unless MIGRATE_ON_START=false leaves them
+ * to `migrate`. `onQueryFailure` is told of each query that fails (the metrics count them).
  */
 export async function openDatabase(
   config: Config,
   logger: Logger,
   onQueryFailure: OnQueryFailure,
 ): Promise<Database> {
-  let embedded: EmbeddedPostgres | undefined;
-  let embeddedPoolSize = 0;
-  let url = config.databaseUrl;
-  if (url === undefined) {
-    // Loaded only when used: PGlite is a large module the server does not need with DATABASE_URL.
-    const { EMBEDDED_POOL_SIZE, startEmbeddedPostgres } = await import("@folio/embedded-postgres");
-    embeddedPoolSize = EMBEDDED_POOL_SIZE;
-    embedded = await startEmbeddedPostgres({ dataDir: join(config.dataDir, "postgres") });
-    url = embedded.url;
-    logger.info({ dataDir: embedded.dataDir }, "using the embedded PostgreSQL");
-  }
+  const reached = await reachDatabase(config, logger);
+  const url = reached.url;
+  const embedded = reached.embedded;
+  let pendingAtStart: string[] = [];
   try {
-    const { applied } = await applyMigrations(url, { log: (message) => logger.info(message) });
-    logger.info({ applied }, applied.length > 0 ? "migrations applied" : "database schema up to date");
+    if (config.migrateOnStart) await applyPendingMigrations(url, logger);
+    else {
+      pendingAtStart = await listPendingMigrations(url);
+      if (pendingAtStart.length > 0) {
+        logger.warn(
+          { pending: pendingAtStart },
+          "migrations pending, left to `node dist/main.js migrate` (MIGRATE_ON_START=false): not ready until they are applied",
+        );
+      }
+    }
   } catch (error) {
     await embedded?.stop();
     throw error;
@@ -61,7 +68,7 @@ export async function openDatabase(
   const db = createDb(url, {
     // The embedded database decides its own pool size (see EMBEDDED_POOL_SIZE); with one
     // connection, requests queue for it, so they may wait longer for their turn.
-    poolSize: embedded === undefined ? config.databasePoolSize : embeddedPoolSize,
+    poolSize: embedded === undefined ? config.databasePoolSize : embedded.poolSize,
     acquireTimeoutMs: acquireTimeoutMs ?? (embedded === undefined ? 10_000 : EMBEDDED_ACQUIRE_TIMEOUT_MS),
     statementTimeoutMs,
     lockTimeoutMs,
@@ -73,9 +80,22 @@ export async function openDatabase(
     db,
     embedded: embedded !== undefined,
     url,
-    async close() {
-      await db.close();
-      await embedded?.stop();
+    pendingAtStart,
+    async close(timeoutMs = CLOSE_TIMEOUT_MS) {
+      const { cancelled, cut } = await db.close({ timeoutMs });
+      if (cancelled > 0) {
+        logger.warn(
+          { cancelledStatements: cancelled, cutDatabaseConnections: cut },
+          cut === 0
+            ? "closing the database: statements still running were cancelled"
+            : "closing the database: statements still running were cancelled; connections not given back in time were closed",
+        );
+      }
+      // PGlite gives up nothing it is running: past the bound it is left to the process's exit, and
+      // its data directory recovers at the next start as after a crash.
+      if (embedded !== undefined && !(await settlesWithin(embedded.stop(), timeoutMs))) {
+        logger.warn({ timeoutMs }, "the embedded database did not stop in time");
+      }
     },
   };
 }

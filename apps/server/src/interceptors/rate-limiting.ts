@@ -1,6 +1,9 @@
 import { createRateLimiter, type RateLimiter } from "@folio/rate-limit";
 import type { Redis } from "ioredis";
 import type { Logger } from "pino";
+import { REDIS_URL } from "../config/rate-limit.js";
+import { redactUrl } from "../config/redact-url.js";
+import { StartupError } from "../config/variables.js";
 import type { Config } from "../env.js";
 
 /** The configured rate limiter (none when limits are off) and the Redis it counts in, if any. */
@@ -22,8 +25,25 @@ export async function createRateLimiting(config: Config, logger: Logger): Promis
     const { Redis } = await import("ioredis");
     // Commands fail fast rather than queue while Redis is away: the limiter then lets calls through.
     redis = new Redis(redisUrl, { lazyConnect: true, commandTimeout: 1000, maxRetriesPerRequest: 1 });
-    redis.on("error", (error: unknown) => logger.warn({ err: error }, "redis error"));
-    await redis.connect();
+    // At start a failure stops the start (below), in one line; later ones are logged.
+    let starting = true;
+    let startFailure: unknown;
+    redis.on("error", (error: unknown) => {
+      if (starting) startFailure ??= error;
+      else logger.warn({ err: error }, "redis error");
+    });
+    try {
+      await redis.connect();
+      starting = false;
+    } catch (error) {
+      redis.disconnect();
+      // connect() rejects with "Connection is closed."; the error event said why.
+      const reason = startFailure ?? error;
+      throw new StartupError(
+        REDIS_URL.name,
+        `(${redactUrl(redisUrl)}) cannot be reached: ${reason instanceof Error ? reason.message : String(reason)}`,
+      );
+    }
   }
   const limiter = createRateLimiter({
     rules: {
