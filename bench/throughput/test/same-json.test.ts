@@ -18,6 +18,9 @@ import {
 import { type RunningServer, SERVER_ENTRY, type ServerKind, startServer } from "../src/compare/servers.ts";
 import { AUDIENCE, type BenchIssuer, createBenchIssuer, ISSUER } from "../src/compare/tokens.ts";
 
+/** `text` with every page token (`2.` and its sealed bytes, in base64url) replaced by one mark. */
+const sealed = (text: string) => text.replace(/2\.[A-Za-z0-9_-]{40,}/g, "2.<sealed>");
+
 const SERVER_URL = process.env.DATABASE_URL ?? DEFAULT_SERVER_URL;
 const unavailable = (await serverAnswers(SERVER_URL))
   ? undefined
@@ -134,16 +137,20 @@ describe.skipIf(unavailable !== undefined)(
       for (const kind of BASELINES) {
         const reply = first.get(kind) as Reply;
         expect(reply.status, kind).toBe(200);
-        // Field by field (every project, ids and timestamps included: the same rows), then byte for byte.
-        expect(reply.json, kind).toEqual(folio.json);
-        expect(reply.text, kind).toBe(folio.text);
-        expect(reply.headers.get("link"), kind).toBe(link);
+        // Field by field (every project, ids and timestamps included: the same rows), then byte for
+        // byte; page tokens are sealed with a random nonce, so equal but for them (each server reads
+        // the others', below).
+        expect(JSON.parse(sealed(reply.text)), kind).toEqual(JSON.parse(sealed(folio.text)));
+        expect(sealed(reply.text), kind).toBe(sealed(folio.text));
+        expect(sealed(reply.headers.get("link") ?? ""), kind).toBe(sealed(link ?? ""));
       }
       const next = `/api/v1/projects?${new URLSearchParams({ pageSize: "10", pageToken: /pageToken=([^>&]+)/.exec(link ?? "")?.[1] ?? "" })}`;
       const second = await everywhere((kind) => call(kind, "GET", next, read));
       expect((second.get("folio") as Reply).json.projects[0].name >= folio.json.projects[9].name).toBe(true);
       for (const kind of BASELINES)
-        expect((second.get(kind) as Reply).text, kind).toBe((second.get("folio") as Reply).text);
+        expect(sealed((second.get(kind) as Reply).text), kind).toBe(
+          sealed((second.get("folio") as Reply).text),
+        );
     });
 
     it("creates a folder with the same JSON, then refuses its name case-folded with the same 409", async () => {
