@@ -17,10 +17,15 @@
 //  - Prisma's query compiler (WebAssembly in base64, 4.6 MB): required from @folio/db's
 //    dependencies on the first query through Prisma (see REQUIRED_FROM).
 // A bundled module that finds files by its own location finds them from dist/ instead: so the
-// migrations are found by @folio/db's package name, and the server depends on
-// @scalar/api-reference itself, whose browser script @folio/openapi serves.
-import { readFile, writeFile } from "node:fs/promises";
+// migrations are found by @folio/db's package name, and the docs page's script is copied into dist/.
+//
+// The package's `dependencies` are what dist/ loads at run time (the packages left out above, and
+// the files it reads from @folio/db, @folio/proto and @folio/web); everything bundled is a
+// devDependency, so that `pnpm deploy --prod` (the image) carries only what runs.
+import { copyFile, readFile, writeFile } from "node:fs/promises";
+import { scalarScriptFile } from "@folio/openapi";
 import { build, type Plugin } from "esbuild";
+import { BUNDLED_SCALAR_SCRIPT } from "../src/endpoints/docs-script.ts";
 
 const EXTERNAL = ["@folio/embedded-postgres"];
 
@@ -119,6 +124,10 @@ for (const file of ["dist/server.js", "dist/token-cli.js"]) {
   const ascii = code.replace(/[\u{80}-\u{10ffff}]/gu, (char) => `\\u{${char.codePointAt(0)?.toString(16)}}`);
   if (ascii !== code) await writeFile(file, ascii);
 }
+
+// The one file of @scalar/api-reference that runs (in the browser): with a copy next to server.js,
+// the image needs neither that package nor its dependencies (Vue components, icons, editors).
+await copyFile(scalarScriptFile().path, `dist/${BUNDLED_SCALAR_SCRIPT}`);
 
 // Not bundled: it must turn the compile cache on before dist/server.js is loaded.
 await build({

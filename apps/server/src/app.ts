@@ -1,18 +1,16 @@
-import { createFolioOpenApiDocument } from "@folio/api-document";
 import type { DevelopmentIssuer } from "@folio/auth";
 import type { Db } from "@folio/db";
 import { healthServices } from "@folio/grpc-health";
 import { reflectionServices } from "@folio/grpc-reflection";
 import { createHttpTranscoder } from "@folio/http-transcoder";
-import { createApiDocsHandler } from "@folio/openapi";
 import { connectRequestOptions, createRpcHandler, createUnaryCalls } from "@folio/rpc-protocols";
 import type { Logger } from "pino";
 import { createAccessTokens } from "./access-tokens.js";
 import { scheduleIdempotencyPurge } from "./database/idempotency-purge.js";
 import { type Database, openDatabase } from "./database/open-database.js";
 import { DEMO_ORG_ID, DEMO_USER_ID, seedDemoProjects } from "./demo.js";
+import { createApiDocs } from "./endpoints/api-docs.js";
 import { createDevelopmentTokenEndpoint } from "./endpoints/development-token.js";
-import { bundledScalarScript } from "./endpoints/docs-script.js";
 import { liveness, readinessHandler } from "./endpoints/probes.js";
 import { loadWebApp } from "./endpoints/web-app.js";
 import type { Config } from "./env.js";
@@ -158,11 +156,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
               userId: DEMO_USER_ID,
               scopes: apiScopes.map((scope) => scope.name),
             }),
-      // Built on the first request for it, not at every start (tens of milliseconds).
-      docs: createApiDocsHandler({
-        document: () => createFolioOpenApiDocument(config.auth),
-        scalarScript: bundledScalarScript(),
-      }),
+      docs: createApiDocs(config.auth),
       webApp: loadWebApp(logger),
       // The transcoder answers REST requests, and reports to the request's report what it answered.
       rest: (req, res, report) =>

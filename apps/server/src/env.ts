@@ -12,6 +12,7 @@ import {
 } from "./config/database.js";
 import { loadConnectionLimits } from "./config/http.js";
 import { LOG_LEVEL, LOG_LEVELS, loadMetricsConfig } from "./config/observability.js";
+import { placeholderWord } from "./config/placeholder-secret.js";
 import { loadRateLimitConfig, type RateLimitConfig } from "./config/rate-limit.js";
 import { loadReadReplicaConfig, type ReadReplicaConfig } from "./config/read-replica.js";
 import {
@@ -154,6 +155,15 @@ function loadPageTokenSecrets(env: Env): string[] {
       throw new ConfigError(
         "PAGE_TOKEN_SECRET",
         `must list secrets of at least 32 characters each, comma-separated (secret ${index + 1} of ${secrets.length} has ${secret.length}; e.g. openssl rand -base64 32)`,
+      );
+    }
+    // A placeholder copied from an example passes the length check, and would be the same secret
+    // in every deployment that copied it.
+    const word = placeholderWord(secret);
+    if (word !== undefined) {
+      throw new ConfigError(
+        "PAGE_TOKEN_SECRET",
+        `must list secrets, not placeholders (secret ${index + 1} of ${secrets.length} contains "${word}"; set the output of openssl rand -base64 32)`,
       );
     }
   }

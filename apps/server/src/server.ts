@@ -6,6 +6,7 @@ import { METRICS_HOST, METRICS_PORT } from "./config/observability.js";
 import { HOST, PORT } from "./config/server.js";
 import { DEMO_ORG_ID, DEMO_USER_ID } from "./demo.js";
 import { type Config, loadConfig } from "./env.js";
+import { logFormat } from "./observe/log-format.js";
 import { serveMetrics } from "./observe/metrics-listener.js";
 import { startTracing, traceContextMixin, tracingRequested } from "./observe/tracing.js";
 import { apiScopes } from "./services/api.js";
@@ -44,7 +45,7 @@ const command = commandOrExit();
 // `migrate` reads only the database's settings, and serves nothing.
 if (command.name === "migrate") process.exit(await runMigrateCommand(command));
 const config = configOrExit();
-const logger = pino({ level: config.logLevel, base: { service: "folio" }, mixin: traceContextMixin });
+const logger = pino({ ...logFormat(config.logLevel), mixin: traceContextMixin });
 
 /** Resolves after `ms`, or at once when `interrupted` is. */
 function pause(ms: number, interrupted: Promise<void>): Promise<void> {

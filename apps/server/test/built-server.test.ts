@@ -86,6 +86,14 @@ describe("the built server (dist/main.js)", () => {
     expect(await app.text()).toContain('<div id="root">');
   });
 
+  it("logs JSON lines with the level by name and the time in ISO 8601 (UTC), as log pipelines read them", async () => {
+    const listening = server.lines.find((line) => line.msg === "listening");
+    expect(listening).toMatchObject({ level: "info", service: "folio" });
+    expect(listening?.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(Math.abs(Date.parse(String(listening?.time)) - Date.now())).toBeLessThan(10 * 60_000);
+    expect(new Set(server.lines.map((line) => typeof line.level))).toEqual(new Set(["string"]));
+  });
+
   it("keeps the compiled code of its bundle in Node's compile cache", async () => {
     const cache = join(temp, "node-compile-cache");
     // Node writes the cache once the modules are loaded; wait for it rather than assume it.

@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../src/env.js";
@@ -197,6 +198,24 @@ describe("configuration", () => {
     }
   });
 
+  it("refuses a placeholder for PAGE_TOKEN_SECRET, such as the example Secret's, however long", () => {
+    const current = "current-secret-0123456789-0123456789";
+    const example = /^ {2}page-token-secret: (\S+)$/m.exec(
+      readFileSync(new URL("../../../deploy/kubernetes/secret.example.yaml", import.meta.url), "utf8"),
+    )?.[1];
+    expect(example?.length).toBeGreaterThanOrEqual(32);
+    for (const placeholder of [
+      example as string,
+      "changeme-changeme-changeme-changeme",
+      "replace-with-a-secret-of-32-characters",
+      "an-example-secret-of-32-characters-or-more",
+    ]) {
+      expect(() => loadConfig({ PAGE_TOKEN_SECRET: `${current},${placeholder}` })).toThrow(
+        /^PAGE_TOKEN_SECRET must list secrets, not placeholders \(secret 2 of 2 contains "(change|replace|example)"/,
+      );
+    }
+  });
+
   it("takes the issuer's token endpoint for the API documentation, as an http(s) URL", () => {
     expect(loadConfig({ AUTH_TOKEN_URL: "https://issuer.example/oauth2/token" }).auth.tokenUrl).toBe(
       "https://issuer.example/oauth2/token",
@@ -244,6 +263,7 @@ describe("configuration", () => {
     ],
     [{ PAGE_TOKEN_SECRET: "too short" }, "PAGE_TOKEN_SECRET"],
     [{ PAGE_TOKEN_SECRET: `${"a".repeat(40)},too short` }, "PAGE_TOKEN_SECRET"],
+    [{ PAGE_TOKEN_SECRET: "CHANGE-to-the-output-of-openssl-rand-base64-32" }, "PAGE_TOKEN_SECRET"],
     [{ RATE_LIMIT_ORG_REQUESTS: "0" }, "RATE_LIMIT_ORG_REQUESTS"],
     [{ RATE_LIMIT_TOKEN_REQUESTS: "-5" }, "RATE_LIMIT_TOKEN_REQUESTS"],
     [{ RATE_LIMIT_WINDOW_SECONDS: "0" }, "RATE_LIMIT_WINDOW_SECONDS"],

@@ -14,6 +14,7 @@ import pg from "pg";
 import { pino } from "pino";
 import { type App, createApp } from "../src/app.js";
 import { loadConfig } from "../src/env.js";
+import { logFormat } from "../src/observe/log-format.js";
 import { traceContextMixin } from "../src/observe/tracing.js";
 import { type Listening, listen } from "../src/transport/listen.js";
 
@@ -73,7 +74,7 @@ export async function startTestServer(
       ? pino({ level: "silent" })
       : pino(
           // As main.ts logs: with the trace context of the request a line is written under.
-          { level: "info", mixin: traceContextMixin },
+          { ...logFormat("info"), mixin: traceContextMixin },
           { write: (line: string) => log(JSON.parse(line) as Record<string, unknown>) },
         );
   const app = await createApp(config, logger);

@@ -90,11 +90,36 @@ describe("GET /metrics on its own listener", () => {
     expect(
       delta("folio_rpc_request_duration_seconds_sum", { method: create, protocol: "rest" }),
     ).toBeGreaterThan(0);
-    // The probes are counted under their route's name.
-    await fetch(`${server.baseUrl}/readyz`);
-    expect(
-      value((await scrape()).samples, "folio_rpc_requests_total", { method: "readyz", code: "ok" }),
-    ).toBe(value(before, "folio_rpc_requests_total", { method: "readyz", code: "ok" }) + 1);
+  });
+
+  it("does not count the probes as requests: /healthz, and /readyz also when it answers 503 while draining", async () => {
+    // A server of its own: this one begins its shutdown.
+    const draining = await startTestServer();
+    try {
+      const probes = async () =>
+        parse(await draining.app.metrics.registry.metrics()).filter(
+          (s) =>
+            s.name.startsWith("folio_rpc_request") &&
+            (s.labels.method === "healthz" || s.labels.method === "readyz"),
+        );
+      expect((await fetch(`${draining.baseUrl}/healthz`)).status).toBe(200);
+      expect((await fetch(`${draining.baseUrl}/readyz`)).status).toBe(200);
+      draining.app.beginShutdown();
+      expect((await fetch(`${draining.baseUrl}/readyz`)).status).toBe(503);
+      expect(await probes()).toEqual([]);
+      // An API request still is (once its response is over), and the probes left nothing in flight.
+      expect((await fetch(`${draining.baseUrl}/api/v1/projects`)).status).toBe(401);
+      const sample = async (name: string, labels: Record<string, string> = {}) =>
+        value(parse(await draining.app.metrics.registry.metrics()), name, labels);
+      await expect
+        .poll(() => sample("folio_rpc_requests_total", { protocol: "rest", code: "unauthenticated" }))
+        .toBe(1);
+      expect(await sample("folio_rpc_requests_in_flight")).toBe(0);
+      expect(await sample("folio_rpc_requests_total", { code: "unavailable" })).toBe(0);
+      expect(await probes()).toEqual([]);
+    } finally {
+      await draining.close();
+    }
   });
 
   it("counts a request in flight until its response is sent", async () => {
@@ -135,9 +160,7 @@ describe("GET /metrics on its own listener", () => {
       samples.filter((s) => s.name === "folio_rpc_requests_total").map((s) => s.labels.method),
     );
     for (const method of methods) {
-      expect(method).toMatch(
-        /^(folio\.v1\.\w+\/\w+|grpc\.[\w.]+\/\w+|healthz|readyz|jwks|docs|web|unknown)$/,
-      );
+      expect(method).toMatch(/^(folio\.v1\.\w+\/\w+|grpc\.[\w.]+\/\w+|jwks|docs|web|unknown)$/);
     }
   });
 

@@ -35,6 +35,8 @@ export interface ServerProcess {
 export interface ServerProcessOptions {
   /** Opens the Node inspector on a free loopback port, for {@link ServerProcess.collectGarbage}. */
   readonly inspector?: boolean;
+  /** The entry point to run; default: this workspace's dist/main.js. */
+  readonly main?: string;
 }
 
 /** Starts `node dist/main.js` on a fresh database with PORT=0 and METRICS_PORT=0; resolves once it listens. */
@@ -46,7 +48,8 @@ export async function startServerProcess(
   const issuer = await createTestIssuer();
   const dir = await mkdtemp(join(tmpdir(), "folio-process-"));
   await writeFile(join(dir, "jwks.json"), JSON.stringify(issuer.jwks));
-  const child = spawn(process.execPath, [...(options.inspector ? ["--inspect=127.0.0.1:0"] : []), main], {
+  const entry = options.main ?? main;
+  const child = spawn(process.execPath, [...(options.inspector ? ["--inspect=127.0.0.1:0"] : []), entry], {
     env: {
       PATH: process.env.PATH ?? "",
       DATABASE_URL: database.url,

@@ -115,7 +115,8 @@ describe.runIf(process.env.DATABASE_URL)("SIGTERM while a statement waits for a 
     });
     // Last (by its time: pino's writes in flight at the exit can reach the pipe out of order).
     const stopped = server.lines.find((line) => line.msg === "stopped");
-    expect(stopped?.time).toBe(Math.max(...server.lines.map((line) => Number(line.time))));
+    const at = (line: Record<string, unknown> | undefined) => Date.parse(String(line?.time));
+    expect(at(stopped)).toBe(Math.max(...server.lines.map(at)));
 
     // Cancelled, not left waiting: once the lock is released, nothing of the create commits.
     expect(await lock.waiting()).toBe(0);

@@ -80,7 +80,7 @@ describe("a JWKS URL that cannot be fetched", () => {
   };
   const outageWarnings = () =>
     logs.filter(
-      (line) => line.level === 40 && String(line.msg).startsWith("signing keys could not be loaded"),
+      (line) => line.level === "warn" && String(line.msg).startsWith("signing keys could not be loaded"),
     );
 
   it("is not ready, answers calls 503 unavailable with Retry-After, counts the failures and warns once; then recovers by itself", async () => {
@@ -178,7 +178,8 @@ describe("a JWKS file rotated while the server runs", () => {
     await writeFile(jwksFile, "{ not json");
     await expect
       .poll(
-        () => logs.filter((line) => line.level === 40 && String(line.msg).startsWith("signing keys")).length,
+        () =>
+          logs.filter((line) => line.level === "warn" && String(line.msg).startsWith("signing keys")).length,
       )
       .toBe(1);
     expect(await statusOf(server, ofNext)).toBe(200);

@@ -53,7 +53,7 @@ export async function writeDocsFiles(files: readonly DocsFile[]): Promise<string
   return dir;
 }
 
-/** The standalone browser bundle of @scalar/api-reference (its package.json `browser` entry). @private */
+/** The standalone browser bundle of @scalar/api-reference (its package.json `browser` entry): the docs page's script. */
 export function scalarScriptFile(): { readonly path: string } {
   // The package exports no subpath for it: find the package by its main entry (dist/index.js).
   const main = createRequire(import.meta.url).resolve("@scalar/api-reference");

@@ -32,6 +32,11 @@ export interface ApiDocsHandlerOptions {
    * The settings that keep the page offline always win.
    */
   readonly scalarConfiguration?: Readonly<Record<string, unknown>>;
+  /**
+   * The path of Scalar's standalone browser bundle. Default: the one of `@scalar/api-reference`
+   * in node_modules; a server bundled with its dependencies may ship a copy of that one file instead.
+   */
+  readonly scalarScript?: string;
 }
 
 /** File name of Scalar's standalone browser bundle, below the docs path. */
@@ -93,7 +98,8 @@ export function createApiDocsHandler(options: ApiDocsHandlerOptions): ApiDocsHan
         name: SCALAR_SCRIPT,
         contentType: "text/javascript; charset=utf-8",
         cacheControl: "public, max-age=86400",
-        body: scalarScriptFile,
+        body: () =>
+          options.scalarScript === undefined ? scalarScriptFile() : { path: options.scalarScript },
       },
     ],
     [

@@ -4,6 +4,7 @@
  * document with a human-readable reference of it. Nothing here is specific to one API: scopes,
  * success statuses, documented errors and formats come in through options.
  */
+export { scalarScriptFile } from "./docs-files.js";
 export {
   type ApiDocsHandler,
   type ApiDocsHandlerOptions,

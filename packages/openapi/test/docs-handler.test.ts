@@ -1,7 +1,10 @@
 import { existsSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
 import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiDocsHandler, createOpenApiDocument } from "../src/index.js";
@@ -209,6 +212,30 @@ describe("GET /api/v1/docs", () => {
     } finally {
       other.closeAllConnections();
       await new Promise((resolve) => other.close(resolve));
+    }
+  });
+
+  it("serves the script named by scalarScript instead of node_modules' one", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "docs-script-"));
+    const script = join(dir, "standalone.js");
+    await writeFile(script, "/* a copy of Scalar's standalone bundle */\n");
+    const docs = createApiDocsHandler({ document: libraryDocument, scalarScript: script });
+    const other = http.createServer((req, res) => {
+      if (!docs(req, res)) {
+        res.statusCode = 404;
+        res.end();
+      }
+    });
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    try {
+      const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+      const res = await fetch(`${otherUrl}/api/v1/docs/scalar-api-reference.js`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe("/* a copy of Scalar's standalone bundle */\n");
+    } finally {
+      other.closeAllConnections();
+      await new Promise((resolve) => other.close(resolve));
+      await rm(dir, { recursive: true, force: true });
     }
   });
 

@@ -69,7 +69,7 @@ const database =
     : [
         `PostgreSQL primary (HAProxy, checked on Patroni's GET /primary): ${cluster.postgres.primaryUrl(cluster.databaseName)}`,
         `PostgreSQL replicas (HAProxy, checked on GET /replica): ${cluster.postgres.replicaUrl(cluster.databaseName)}`,
-        `  HAProxy statistics for PostgreSQL: ${cluster.postgres.statsUrl}`,
+        `  HAProxy statistics for PostgreSQL: ${cluster.postgres.statsUrl} (Prometheus: ${cluster.postgres.statsUrl}metrics)`,
         ...cluster.postgres.nodes.map(
           (node) =>
             `  ${node.name}: PostgreSQL 127.0.0.1:${node.pgPort}, Patroni ${node.restUrl} (patronictl -c ${cluster.dir}/pg/patroni-${node.name}.yml list)`,
@@ -78,7 +78,7 @@ const database =
       ];
 const lines = [
   `Folio behind HAProxy at ${cluster.url} (REST, Connect, gRPC-Web; gRPC over h2c)`,
-  `HAProxy statistics: ${cluster.haproxy.statsUrl}`,
+  `HAProxy statistics: ${cluster.haproxy.statsUrl} (Prometheus: ${cluster.haproxy.statsUrl}metrics)`,
   ...cluster.instances.map((instance) => `  ${instance.name}: ${instance.url} (pid ${instance.process.pid})`),
   ...database,
   `Redis: ${cluster.redis.url}`,

@@ -1,8 +1,9 @@
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { DockerfileParser } from "dockerfile-ast";
 import { validate as lintDockerfile } from "dockerfile-utils";
 import { Deployment } from "kubernetes-models/apps/v1/Deployment";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler";
+import { Job } from "kubernetes-models/batch/v1/Job";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1/PodDisruptionBudget";
 import { Secret } from "kubernetes-models/v1/Secret";
 import { Service } from "kubernetes-models/v1/Service";
@@ -17,15 +18,54 @@ const read = (path: string) => readFile(new URL(path, root), "utf8");
 // biome-ignore lint/suspicious/noExplicitAny: manifests are read as plain YAML documents.
 const manifest = async (name: string): Promise<any> => parse(await read(`deploy/kubernetes/${name}`));
 
-/** The variables of docs/configuration.md (generated from the server's declarations of them). */
-async function documentedVariables(): Promise<Set<string>> {
+/** A container's environment entry, as the manifests write it. */
+interface EnvEntry {
+  readonly name: string;
+  readonly value?: string;
+  readonly valueFrom?: { readonly secretKeyRef?: { name: string; key: string; optional?: boolean } };
+}
+
+/** A container of a pod template, as the manifests write it. */
+// biome-ignore lint/suspicious/noExplicitAny: manifests are read as plain YAML documents.
+type Container = { readonly name: string; readonly env?: EnvEntry[] } & Record<string, any>;
+
+/**
+ * The settings the server declares, each with its default: docs/configuration.md, which
+ * `node scripts/config-docs.ts` writes from apps/server/src/config/ and `lint` keeps equal to it.
+ */
+async function declaredSettings(): Promise<Map<string, string | undefined>> {
   const doc = await read("docs/configuration.md");
-  return new Set([...doc.matchAll(/^### `([A-Z0-9_]+)`$/gm)].map((match) => match[1] as string));
+  const settings = new Map<string, string | undefined>();
+  for (const section of doc.split(/^### /m).slice(1)) {
+    const name = /^`([A-Z0-9_]+)`$/m.exec(section)?.[1];
+    if (name !== undefined) settings.set(name, /^Default: `([^`]*)`/m.exec(section)?.[1]);
+  }
+  return settings;
+}
+
+/** The containers of every workload in deploy/kubernetes/*.yaml (the Deployment's, the migrate Job's). */
+async function workloadContainers(): Promise<{ file: string; container: Container }[]> {
+  const found: { file: string; container: Container }[] = [];
+  const files = (await readdir(new URL("deploy/kubernetes/", root))).filter((file) => file.endsWith(".yaml"));
+  for (const file of files.sort()) {
+    const containers: Container[] = (await manifest(file)).spec?.template?.spec?.containers ?? [];
+    for (const container of containers) found.push({ file, container });
+  }
+  expect(found.map(({ file }) => file).sort()).toEqual(["deployment.yaml", "migrate-job.yaml"]);
+  return found;
+}
+
+/** A container's plain values by name (secret references left out). */
+function plainEnv(container: Container): Record<string, string> {
+  return Object.fromEntries(
+    (container.env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value as string]),
+  );
 }
 
 describe("Kubernetes manifests", () => {
   it("are valid objects of the Kubernetes API, and kustomization.yaml lists them", async () => {
     const models = {
+      "migrate-job.yaml": Job,
       "deployment.yaml": Deployment,
       "service.yaml": Service,
       "pdb.yaml": PodDisruptionBudget,
@@ -37,7 +77,10 @@ describe("Kubernetes manifests", () => {
       expect(() => new Model(object).validate(), file).not.toThrow();
     }
     const kustomization = await manifest("kustomization.yaml");
-    expect(kustomization.resources).toEqual(["deployment.yaml", "service.yaml", "pdb.yaml", "hpa.yaml"]);
+    // The Secret is the operator's to create, from their secret store: the example is not applied.
+    expect(kustomization.resources).toEqual(
+      Object.keys(models).filter((file) => file !== "secret.example.yaml"),
+    );
   });
 
   it("refuses a manifest with a wrong type or without a required field (the schema check can fail)", async () => {
@@ -49,53 +92,110 @@ describe("Kubernetes manifests", () => {
     expect(() => new Deployment(unnamed).validate()).toThrow();
   });
 
-  it("probe /healthz and /readyz, drain for as long as the server's grace, run non-root on a read-only root", async () => {
-    const deployment = await manifest("deployment.yaml");
-    const pod = deployment.spec.template.spec;
-    const [container] = pod.containers;
-    const env = Object.fromEntries(
-      container.env.map((entry: { name: string; value?: string; valueFrom?: unknown }) => [
-        entry.name,
-        entry.value ?? entry.valueFrom,
-      ]),
+  it("set only variables the server declares (a misspelled one would be ignored silently)", async () => {
+    const declared = await declaredSettings();
+    expect(declared.size).toBeGreaterThan(50);
+    for (const { file, container } of await workloadContainers()) {
+      const names = (container.env ?? []).map((entry) => entry.name);
+      expect(
+        names.filter((name) => !declared.has(name)),
+        `${file}: ${container.name}`,
+      ).toEqual([]);
+      expect(new Set(names).size, `${file}: a variable set twice`).toBe(names.length);
+    }
+  });
+
+  it("read the secrets from the Secret `folio`, only keys the example Secret has, optional where it may leave one empty", async () => {
+    const example = (await manifest("secret.example.yaml")).stringData as Record<string, string>;
+    const read = new Set<string>();
+    for (const { file, container } of await workloadContainers()) {
+      for (const entry of container.env ?? []) {
+        const ref = entry.valueFrom?.secretKeyRef;
+        if (ref === undefined) continue;
+        expect(ref.name, `${file}: ${entry.name}`).toBe("folio");
+        expect(Object.keys(example), `${file}: ${entry.name}`).toContain(ref.key);
+        // An empty value means "not used": the variable must then be allowed to be absent.
+        if (example[ref.key] === "") expect(ref.optional, `${file}: ${entry.name}`).toBe(true);
+        read.add(ref.key);
+      }
+    }
+    // And every key of the example is read by something.
+    expect([...read].sort()).toEqual(Object.keys(example).sort());
+    const [container] = (await manifest("deployment.yaml")).spec.template.spec.containers;
+    const secrets = (container.env as EnvEntry[]).filter((e) => e.valueFrom?.secretKeyRef !== undefined);
+    expect(secrets.map((e) => e.name).sort()).toEqual(
+      ["DATABASE_READ_URL", "DATABASE_URL", "PAGE_TOKEN_SECRET", "REDIS_URL"].sort(),
     );
-    const http = container.ports.find((port: { name: string }) => port.name === "http");
-    expect(String(http.containerPort)).toBe(env.PORT);
+  });
+
+  it("listen, expose and probe on the server's ports and paths: PORT, METRICS_PORT, /healthz, /readyz", async () => {
+    const declared = await declaredSettings();
+    expect(declared.get("PORT")).toBe("8080");
+    expect(declared.get("METRICS_PORT")).toBe("9464");
+    const deployment = await manifest("deployment.yaml");
+    const [container] = deployment.spec.template.spec.containers;
+    const env = plainEnv(container);
+    const port = (name: string) =>
+      container.ports.find((p: { name: string }) => p.name === name)?.containerPort as number | undefined;
+    // What the server listens on (the variable as set, or its default) is what the pod declares.
+    expect(port("http")).toBe(Number(env.PORT ?? declared.get("PORT")));
+    expect(port("metrics")).toBe(Number(env.METRICS_PORT ?? declared.get("METRICS_PORT")));
+    expect(container.ports.map((p: { name: string }) => p.name).sort()).toEqual(["http", "metrics"]);
     expect(container.livenessProbe.httpGet).toEqual({ path: "/healthz", port: "http" });
     expect(container.startupProbe.httpGet).toEqual({ path: "/healthz", port: "http" });
     expect(container.readinessProbe.httpGet).toEqual({ path: "/readyz", port: "http" });
 
+    // Prometheus finds the metrics port on the pod; the Service carries the API port only.
+    expect(deployment.spec.template.metadata.annotations).toMatchObject({
+      "prometheus.io/scrape": "true",
+      "prometheus.io/port": String(port("metrics")),
+      "prometheus.io/path": "/metrics",
+    });
+    const service = await manifest("service.yaml");
+    expect(service.spec.ports.map((p: { targetPort: string }) => p.targetPort)).toEqual(["http"]);
+
+    // The image listens where the manifests expect it to, on every interface.
+    const dockerfile = await read("Dockerfile");
+    expect(/^\s+PORT=(\d+)/m.exec(dockerfile)?.[1]).toBe(String(port("http")));
+    expect(/^\s+METRICS_PORT=(\d+)/m.exec(dockerfile)?.[1]).toBe(String(port("metrics")));
+    expect(dockerfile).toMatch(/^\s+HOST=0\.0\.0\.0/m);
+    expect(dockerfile).toMatch(/^\s+METRICS_HOST=0\.0\.0\.0/m);
+    expect(dockerfile).toContain(`EXPOSE ${port("http")} ${port("metrics")}`);
+  });
+
+  it("give the pod time to drain: terminationGracePeriodSeconds ≥ preStop sleep + SHUTDOWN_GRACE_MS + SHUTDOWN_TIMEOUT_MS + 1 s", async () => {
+    const declared = await declaredSettings();
+    const pod = (await manifest("deployment.yaml")).spec.template.spec;
+    const [container] = pod.containers;
+    const env = plainEnv(container);
+    const ms = (name: string) => Number(env[name] ?? declared.get(name));
     const [sleep, seconds] = container.lifecycle.preStop.exec.command;
     expect(sleep).toBe("sleep");
-    expect(Number(seconds) * 1000).toBe(Number(env.SHUTDOWN_GRACE_MS));
-    // The server exits within SHUTDOWN_GRACE_MS + SHUTDOWN_TIMEOUT_MS + 1 s of SIGTERM.
-    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(
-      Number(seconds) + (Number(env.SHUTDOWN_GRACE_MS) + Number(env.SHUTDOWN_TIMEOUT_MS) + 1_000) / 1000,
-    );
+    // The sleep is the server's grace: proxies that only watch endpoints stop sending within it.
+    expect(Number(seconds) * 1000).toBe(ms("SHUTDOWN_GRACE_MS"));
+    // The server exits within SHUTDOWN_GRACE_MS + SHUTDOWN_TIMEOUT_MS + 1 s of SIGTERM, which
+    // comes after the preStop hook; past the period the kubelet kills the container.
+    const needed = Number(seconds) + (ms("SHUTDOWN_GRACE_MS") + ms("SHUTDOWN_TIMEOUT_MS") + 1_000) / 1000;
+    expect(Number.isFinite(needed)).toBe(true);
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(needed);
+  });
 
-    expect(pod.securityContext.runAsNonRoot).toBe(true);
-    expect(pod.securityContext.runAsUser).toBeGreaterThan(0);
-    expect(container.securityContext).toMatchObject({
-      allowPrivilegeEscalation: false,
-      readOnlyRootFilesystem: true,
-      capabilities: { drop: ["ALL"] },
-    });
-    // The image's DATA_DIR is under /tmp, the one writable mount.
-    expect(container.volumeMounts).toEqual([{ name: "tmp", mountPath: "/tmp" }]);
-    expect(container.resources.requests).toHaveProperty("memory");
-    expect(container.resources.limits).toHaveProperty("memory");
-
-    for (const secret of ["DATABASE_URL", "PAGE_TOKEN_SECRET", "REDIS_URL"]) {
-      expect(env[secret], secret).toEqual({ secretKeyRef: { name: "folio", key: expect.any(String) } });
+  it("run non-root on a read-only root, with memory requested and limited", async () => {
+    for (const file of ["deployment.yaml", "migrate-job.yaml"]) {
+      const pod = (await manifest(file)).spec.template.spec;
+      const [container] = pod.containers;
+      expect(pod.securityContext.runAsNonRoot, file).toBe(true);
+      expect(pod.securityContext.runAsUser, file).toBeGreaterThan(0);
+      expect(container.securityContext, file).toMatchObject({
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ["ALL"] },
+      });
+      // The image's DATA_DIR and Node's compile cache are under /tmp, the one writable mount.
+      expect(container.volumeMounts, file).toEqual([{ name: "tmp", mountPath: "/tmp" }]);
+      expect(container.resources.requests, file).toHaveProperty("memory");
+      expect(container.resources.limits, file).toHaveProperty("memory");
     }
-    const example = await manifest("secret.example.yaml");
-    for (const entry of container.env.filter((e: { valueFrom?: unknown }) => e.valueFrom !== undefined)) {
-      expect(Object.keys(example.stringData)).toContain(entry.valueFrom.secretKeyRef.key);
-    }
-
-    // Every variable it sets is one the server reads (a misspelled one would be ignored silently).
-    const documented = await documentedVariables();
-    expect(Object.keys(env).filter((name) => !documented.has(name))).toEqual([]);
   });
 
   it("select the Deployment's pods from the Service and the PodDisruptionBudget, and scale it with the HPA", async () => {
@@ -104,6 +204,8 @@ describe("Kubernetes manifests", () => {
     expect(deployment.spec.selector.matchLabels).toEqual(labels);
     expect((await manifest("service.yaml")).spec.selector).toEqual(labels);
     expect((await manifest("pdb.yaml")).spec.selector.matchLabels).toEqual(labels);
+    // The migrate Job's pods are not selected by them.
+    expect((await manifest("migrate-job.yaml")).spec.template.metadata.labels).not.toMatchObject(labels);
     const hpa = await manifest("hpa.yaml");
     expect(hpa.spec.scaleTargetRef).toEqual({
       apiVersion: "apps/v1",
@@ -111,11 +213,6 @@ describe("Kubernetes manifests", () => {
       name: deployment.metadata.name,
     });
     expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
-    const service = await manifest("service.yaml");
-    expect(service.spec.ports.map((port: { targetPort: string }) => port.targetPort)).toEqual([
-      "http",
-      "metrics",
-    ]);
   });
 });
 

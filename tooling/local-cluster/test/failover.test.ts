@@ -98,6 +98,16 @@ describe.skipIf(unavailable !== undefined)(
       expect(afterDown.filter((reply) => reply.status !== 201)).toEqual([]);
       const stats = await cluster.haproxy.serverStats();
       expect(stats.get(victim.name)?.status).toMatch(/^DOWN/);
+      // HAProxy's Prometheus exporter says the same (the "Instances not ready" alert counts it).
+      const exported = await (await fetch(new URL("metrics", cluster.haproxy.statsUrl))).text();
+      const up = (server: string) =>
+        new RegExp(
+          `^haproxy_server_status\\{proxy="folio",server="${server}",state="UP"\\} (\\d+)$`,
+          "m",
+        ).exec(exported)?.[1];
+      expect(up(victim.name)).toBe("0");
+      for (const instance of cluster.instances.filter((i) => i !== victim))
+        expect(up(instance.name)).toBe("1");
 
       // Every acknowledged create is in the database exactly once, under the id it was answered with.
       const orgIds = tokens.map((token) => claimsOf(token).org_id);

@@ -7,9 +7,9 @@ export const LOG_LEVEL = textSetting({
   fallback: "info",
   values: LOG_LEVELS.map((level) => `\`${level}\``).join(", "),
   meaning:
-    "Logs are JSON lines (pino): one access log line per request (request id, trace id, RPC method, " +
-    "protocol, code, status, duration; never a token), and `traceId`/`spanId` on every line written " +
-    "during a traced request.",
+    "Logs are JSON lines (pino), `level` by name and `time` in ISO 8601 (UTC): one access log line per " +
+    "request (request id, trace id, RPC method, protocol, code, status, duration; never a token), and " +
+    "`traceId`/`spanId` on every line written during a traced request. See [Logs](operations.md#logs).",
 });
 
 export const METRICS_HOST = textSetting({

@@ -94,7 +94,9 @@ export const RPC_IN_PROCESS_UNARY = choiceSetting({
 export const PAGE_TOKEN_SECRET = textSetting({
   name: "PAGE_TOKEN_SECRET",
   default: "(random per process)",
-  values: "comma-separated secrets of 32 characters or more each (e.g. `openssl rand -base64 32`)",
+  values:
+    "comma-separated secrets of 32 characters or more each (e.g. `openssl rand -base64 32`); one " +
+    "containing `change`, `replace`, `example` or `placeholder` (any case) is taken for a placeholder and refused",
   meaning:
     "Secrets of the keys that encrypt ListProjects page tokens, the current one first: tokens are " +
     "sealed with the first and read with any, so a secret can be replaced without invalidating the " +

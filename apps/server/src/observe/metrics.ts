@@ -14,7 +14,7 @@ export interface Metrics {
   readonly registry: Registry;
   /** A request arrived (the in-flight gauge). */
   requestStarted(): void;
-  /** A request ended after `seconds`. */
+  /** A request ended after `seconds`; a probe's (`/healthz`, `/readyz`) is not counted. */
   requestFinished(labels: { method: string; protocol: Protocol; code: string }, seconds: number): void;
   /** A query failed: the database was unavailable (its reason) or something else (`other`). */
   queryFailed(reason: string): void;
@@ -28,6 +28,14 @@ export interface Metrics {
   jwksFetchFailed(): void;
 }
 
+/**
+ * The server's own routes that probes call (`/healthz`, `/readyz`): not API requests, so not in the
+ * request counter or histogram. A kubelet or load balancer asks every few seconds, which would
+ * outweigh a quiet instance's traffic, and `/readyz` answers 503 (`unavailable`) by design while
+ * the instance drains or its database is away: counted, it would set off the server-errors alert.
+ */
+const PROBE_ROUTES: ReadonlySet<string> = new Set(["healthz", "readyz"]);
+
 /** Latency buckets in seconds: from a cached read to a request that waited on a lock. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -39,7 +47,7 @@ export function createMetrics(options: { poolStats: () => PoolStats }): Metrics 
 
   const requests = new Counter({
     name: "folio_rpc_requests_total",
-    help: "Requests answered, by RPC method (or server route), protocol and Connect code.",
+    help: "Requests answered, by RPC method (or server route, but for the probes /healthz and /readyz), protocol and Connect code.",
     labelNames: ["method", "protocol", "code"] as const,
     registers,
   });
@@ -109,6 +117,7 @@ export function createMetrics(options: { poolStats: () => PoolStats }): Metrics 
     requestStarted: () => inFlight.inc(),
     requestFinished(labels, seconds) {
       inFlight.dec();
+      if (labels.protocol === "http" && PROBE_ROUTES.has(labels.method)) return;
       requests.inc(labels);
       duration.observe({ method: labels.method, protocol: labels.protocol }, seconds);
     },

@@ -2,6 +2,7 @@ import { pino } from "pino";
 import { applyPendingMigrations, listPendingMigrations } from "../database/migrations.js";
 import { type ReachedDatabase, reachDatabase } from "../database/reach-database.js";
 import { loadMigrateConfig } from "../env.js";
+import { logFormat } from "../observe/log-format.js";
 import { failureLine, oneLine } from "./failure.js";
 
 /** Exit codes of `migrate --check`, as diff's: the same, different, trouble. */
@@ -21,7 +22,7 @@ export async function runMigrateCommand(options: { readonly check: boolean }): P
   let database: ReachedDatabase | undefined;
   try {
     const config = loadMigrateConfig();
-    const logger = pino({ level: config.logLevel, base: { service: "folio" } });
+    const logger = pino(logFormat(config.logLevel));
     database = await reachDatabase(config, logger);
     if (!options.check) {
       await applyPendingMigrations(database.url, logger);

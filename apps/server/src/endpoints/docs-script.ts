@@ -1,0 +1,15 @@
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+/** The docs page's script in dist/: Scalar's standalone bundle, copied there by scripts/bundle.ts. */
+export const BUNDLED_SCALAR_SCRIPT = "scalar-api-reference.js";
+
+/**
+ * The copy of the docs page's script next to dist/server.js, so that a production install needs
+ * neither `@scalar/api-reference` nor its dependencies; undefined when the server runs from its
+ * sources, where @folio/openapi finds the script in node_modules.
+ */
+export function bundledScalarScript(): string | undefined {
+  const path = fileURLToPath(new URL(BUNDLED_SCALAR_SCRIPT, import.meta.url));
+  return existsSync(path) ? path : undefined;
+}
