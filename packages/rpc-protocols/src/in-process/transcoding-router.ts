@@ -32,7 +32,9 @@ export interface RegisteredMethod {
  * connect-es answers) is not gated twice, so it is neither authenticated nor counted against a
  * rate limit a second time, and its answer carries the headers of the one pass.
  */
-const gatePassedKey = createContextKey<Headers | undefined>(undefined, { description: "request gate passed" });
+const gatePassedKey = createContextKey<Headers | undefined>(undefined, {
+  description: "request gate passed",
+});
 
 /**
  * A Connect router that also keeps what it was given: each method's implementation and its
