@@ -1,0 +1,60 @@
+// Decoding a CreateFolder request from JSON costs time linear in the body, as each protocol does it:
+// Connect (the body's UTF-8 decoded, then fromJsonString, which also rejects duplicate keys) and
+// REST (JSON.parse, then the route's request reader: fromJson, and on a failure the search for the
+// field at fault); unknown fields are refused, as the server refuses them.
+import { fromJsonString, type JsonValue } from "@bufbuild/protobuf";
+import { collectHttpRoutes } from "@folio/http-transcoder";
+import { CreateFolderRequestSchema } from "@folio/proto";
+import { describe, it } from "vitest";
+import { services } from "../../src/services/api.js";
+import { JSON_BODIES } from "./json-bodies.js";
+import { expectLinearCost } from "./linear-cost.js";
+import { createRequestMessageReader } from "./package-internals.js";
+
+/** Half a MiB: the body limit is 1 MiB, and 2N is measured too. */
+const SIZE = 1 << 17;
+
+/** The server's JSON options (@folio/rpc-protocols' connectRequestOptions): unknown fields refused. */
+const OPTIONS = { ignoreUnknownFields: false };
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const encoder = new TextEncoder();
+
+const createFolder = collectHttpRoutes(services).find((route) => route.method.name === "CreateFolder");
+if (createFolder === undefined) throw new Error("no REST route for CreateFolder");
+/** The transcoder's reader of the route's request (it refuses unknown fields itself). */
+const readCreateFolder = createRequestMessageReader(createFolder, {});
+
+/** Runs `decode`, a refusal included: a refused body is an outcome, not a failure of the test. */
+function outcome(decode: () => unknown): unknown {
+  try {
+    return decode();
+  } catch (error) {
+    return error;
+  }
+}
+
+const cases = JSON_BODIES.map((body) => [body.label, body] as const);
+
+describe("Connect JSON (fromJsonString) decodes in time linear in the body", () => {
+  it.each(cases)("%s", async (label, body) => {
+    await expectLinearCost({
+      label: `fromJsonString, ${label}`,
+      size: SIZE,
+      minRunMs: 100,
+      input: (size) => encoder.encode(body.build(size)),
+      step: (bytes) => outcome(() => fromJsonString(CreateFolderRequestSchema, utf8.decode(bytes), OPTIONS)),
+    });
+  });
+});
+
+describe("REST JSON (JSON.parse, then the route's reader) decodes in time linear in the body", () => {
+  it.each(cases)("%s", async (label, body) => {
+    await expectLinearCost({
+      label: `JSON.parse and the REST reader, ${label}`,
+      size: SIZE,
+      minRunMs: 100,
+      input: (size) => encoder.encode(body.build(size)),
+      step: (bytes) => outcome(() => readCreateFolder(JSON.parse(utf8.decode(bytes)) as JsonValue, [], "")),
+    });
+  });
+});
