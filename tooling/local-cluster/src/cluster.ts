@@ -5,7 +5,7 @@ import { TEST_AUDIENCE, TEST_ISSUER, type TestIssuer } from "@folio/test-support
 import pg from "pg";
 import { type ClusterDatabase, createClusterDatabase, DEFAULT_DATABASE_SERVER_URL } from "./database.ts";
 import { ensurePrograms } from "./debian-packages.ts";
-import { createFleetSecrets, startFleet } from "./fleet.ts";
+import { createFleetSecrets, instanceRestarts, startFleet } from "./fleet.ts";
 import type { FolioInstance } from "./folio-instance.ts";
 import type { HAProxy } from "./haproxy.ts";
 import { type PgBouncer, startPgBouncer } from "./pgbouncer.ts";
@@ -49,6 +49,13 @@ export interface Cluster {
   readonly healthPath: string;
   /** Logs and configuration files of every process. */
   readonly dir: string;
+  /**
+   * Replaces the instance `name` as a rolling update does: SIGTERM (HAProxy takes it out while it
+   * drains), then the server again on its port with the cluster's environment changed by `env`.
+   * Resolves with the new instance, in the old one's place in `instances`, once HAProxy has it UP.
+   * Refused, the instance left running, when apps/server/dist was rebuilt since the cluster started.
+   */
+  restartInstance(name: string, env?: Readonly<Record<string, string>>): Promise<FolioInstance>;
   /** Runs SQL straight on PostgreSQL (not through PgBouncer), as an operator would. */
   sql<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<R[]>;
   /** Stops HAProxy, then the instances (SIGTERM), PgBouncer and Redis, and drops the database. */
@@ -108,7 +115,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       DATA_DIR: join(dir, `${name}-data`),
       ...env,
     });
-    const { instances, haproxy, healthPath } = await startFleet(
+    const fleet = await startFleet(
       {
         count,
         dir,
@@ -119,6 +126,16 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       },
       cleanups,
     );
+    const { haproxy, healthPath } = fleet;
+    // Restarts put their instance in its place here, so that stop() stops the one running.
+    const instances = [...fleet.instances];
+    const restarts = instanceRestarts(instances, {
+      ...supervision,
+      dir,
+      env: instanceEnv,
+      haproxy,
+      build: fleet.build,
+    });
 
     let stopping: Promise<void> | undefined;
     return {
@@ -131,11 +148,14 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       issuer,
       healthPath,
       dir,
+      restartInstance: (name, env = {}) => restarts.restart(name, env),
       async sql(text, values) {
         return (await sqlPool.query(text, values)).rows;
       },
       stop() {
         stopping ??= (async () => {
+          // A restart under way gives up first, stopping what it started.
+          await restarts.stop();
           // In the order traffic flows: nothing is sent to an instance that is gone.
           await haproxy.stop().catch(() => undefined);
           await Promise.all(instances.map((instance) => instance.stop().catch(() => undefined)));

@@ -1,5 +1,6 @@
+import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "@folio/test-support/ports";
 import { probe } from "./probe.ts";
@@ -9,6 +10,15 @@ import { waitFor } from "./wait.ts";
 /** The server's entry point, built by `turbo run build --filter=@folio/server...`. */
 export const SERVER_MAIN = fileURLToPath(new URL("../../../apps/server/dist/main.js", import.meta.url));
 
+/**
+ * A fingerprint of the server's build (dist/server.js, which main.js loads). An instance restarted
+ * after a rebuild runs other code than those still running, which may not read their page tokens.
+ */
+export async function serverBuild(): Promise<string> {
+  const bundle = await readFile(join(dirname(SERVER_MAIN), "server.js"));
+  return createHash("sha256").update(bundle).digest("hex");
+}
+
 /** A Folio server process on a loopback port of its own. */
 export interface FolioInstance {
   /** `folio1`, `folio2`, ...: its server name in HAProxy too. */
@@ -17,6 +27,7 @@ export interface FolioInstance {
   readonly url: string;
   /** Where it serves `/metrics` (METRICS_PORT). */
   readonly metricsUrl: string;
+  readonly metricsPort: number;
   readonly process: Supervised;
   /** Resident memory now, in bytes (Linux: /proc/<pid>/status). */
   rssBytes(): Promise<number>;
@@ -24,17 +35,21 @@ export interface FolioInstance {
   stop(timeoutMs?: number): Promise<Exit>;
 }
 
-/** Starts `node apps/server/dist/main.js` with `env` and waits until it answers `/healthz`. */
+/**
+ * Starts `node apps/server/dist/main.js` with `env` and waits until it answers `/healthz`. `ports`
+ * are those of an instance it replaces (HAProxy's configuration names them); default: free ones.
+ */
 export async function startFolioInstance(
   options: {
     readonly name: string;
     readonly dir: string;
     readonly env: Readonly<Record<string, string>>;
+    readonly ports?: { readonly port: number; readonly metricsPort: number };
   } & Supervision,
 ): Promise<FolioInstance> {
-  const port = await freePort();
+  const port = options.ports?.port ?? (await freePort());
   // Each instance serves its metrics on a port of its own (servers without metrics ignore it).
-  const metricsPort = await freePort();
+  const metricsPort = options.ports?.metricsPort ?? (await freePort());
   const child = startSupervised(
     "folio",
     process.execPath,
@@ -72,6 +87,7 @@ export async function startFolioInstance(
     port,
     url,
     metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+    metricsPort,
     process: child,
     rssBytes: () => rssBytes(child.pid),
     stop: (timeoutMs = 30_000) => child.stop("SIGTERM", timeoutMs),

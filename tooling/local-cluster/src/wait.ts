@@ -27,14 +27,16 @@ export async function waitFor<T>(
   let lastError: unknown;
   for (;;) {
     options.signal?.throwIfAborted();
+    // Read before the check: a condition met just before the abort (a process printing its last
+    // line and exiting between two turns) still counts.
     const aborted = options.abort?.();
-    if (aborted !== undefined) throw new Error(`${what}: ${aborted}`);
     try {
       const value = await check();
       if (value !== undefined) return value;
     } catch (error) {
       lastError = error;
     }
+    if (aborted !== undefined) throw new Error(`${what}: ${aborted}`);
     if (performance.now() >= deadline) {
       const cause = lastError === undefined ? "" : ` (last error: ${(lastError as Error).message})`;
       throw new Error(`${what}: not within ${timeoutMs} ms${cause}`);

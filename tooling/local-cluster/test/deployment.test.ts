@@ -1,5 +1,10 @@
-import { readdir, readFile } from "node:fs/promises";
-import { DockerfileParser } from "dockerfile-ast";
+import { spawn } from "node:child_process";
+import { mkdtemp, readdir, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createDatabaseOnServer } from "@folio/test-support";
+import { removeTempDir } from "@folio/test-support/temp-dir";
+import { DockerfileParser, Env } from "dockerfile-ast";
 import { validate as lintDockerfile } from "dockerfile-utils";
 import { Deployment } from "kubernetes-models/apps/v1/Deployment";
 import { HorizontalPodAutoscaler } from "kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler";
@@ -9,6 +14,7 @@ import { Secret } from "kubernetes-models/v1/Secret";
 import { Service } from "kubernetes-models/v1/Service";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { SERVER_MAIN } from "../src/folio-instance.ts";
 
 // No Docker engine or Kubernetes cluster runs here: the artifacts are linted and checked against
 // the Kubernetes API's schemas (kubernetes-models) and against each other.
@@ -236,4 +242,78 @@ describe("Dockerfile", () => {
     const ignored = (await read(".dockerignore")).split("\n");
     for (const entry of [".git", "**/node_modules", "**/dist", ".data"]) expect(ignored).toContain(entry);
   });
+});
+
+/** The ENV of the Dockerfile's final stage: what every container of the image starts with. */
+async function imageEnv(): Promise<Record<string, string>> {
+  const instructions = DockerfileParser.parse(await read("Dockerfile")).getInstructions();
+  const finalStage = instructions.slice(instructions.findLastIndex((i) => i.getKeyword() === "FROM"));
+  const env: Record<string, string> = {};
+  for (const instruction of finalStage) {
+    if (!(instruction instanceof Env)) continue;
+    for (const property of instruction.getProperties()) env[property.getName()] = property.getValue() ?? "";
+  }
+  return env;
+}
+
+/** Runs `node dist/main.js ...args` with exactly `env`, from a directory of its own; resolves with its end. */
+function runServerMain(
+  args: readonly string[],
+  env: Record<string, string>,
+  cwd: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SERVER_MAIN, ...args], {
+      env,
+      cwd,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe("the migrate Job", () => {
+  const serverUrl = process.env.DATABASE_URL;
+  it.skipIf(serverUrl === undefined)(
+    `applies the migrations with only the environment the Job and the image give it${serverUrl === undefined ? " (skipped: needs a PostgreSQL server: set DATABASE_URL)" : ""}`,
+    async () => {
+      const database = await createDatabaseOnServer(serverUrl as string, "folio_migrate_job");
+      const workdir = await mkdtemp(join(tmpdir(), "folio-migrate-job-"));
+      try {
+        const [container] = (await manifest("migrate-job.yaml")).spec.template.spec.containers as Container[];
+        // The Secret's values, as the Job reads them: only database-url may be needed.
+        const secret: Record<string, string> = { "database-url": database.url };
+        const env: Record<string, string> = { PATH: process.env.PATH ?? "", ...(await imageEnv()) };
+        for (const entry of container?.env ?? []) {
+          const key = entry.valueFrom?.secretKeyRef?.key;
+          const value = entry.value ?? (key === undefined ? undefined : secret[key]);
+          expect(value, `${entry.name}: a value or a Secret key the Job may read`).toBeDefined();
+          env[entry.name] = value as string;
+        }
+        // The image runs in production mode, where serving demands a JWKS and more.
+        expect(env.NODE_ENV).toBe("production");
+        const [node, main, ...args] = container?.command ?? [];
+        expect([node, main]).toEqual(["node", "dist/main.js"]);
+        expect(args).toEqual(["migrate"]);
+
+        const applied = await runServerMain(args, env, workdir);
+        expect({ code: applied.code, stderr: applied.stderr }).toEqual({ code: 0, stderr: "" });
+        expect(applied.stdout).toMatch(/"msg":"migrations applied"/);
+        const check = await runServerMain([...args, "--check"], env, workdir);
+        expect({ code: check.code, stderr: check.stderr }).toEqual({ code: 0, stderr: "" });
+      } finally {
+        await removeTempDir(workdir);
+        await database.drop();
+      }
+    },
+  );
 });
