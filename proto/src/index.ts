@@ -8,13 +8,15 @@
 export * from "./gen/folio/v1/folder_pb.js";
 export * from "./gen/folio/v1/options_pb.js";
 export * from "./gen/folio/v1/project_pb.js";
+export { effectiveErrors } from "./method-errors.js";
 export {
   alwaysSet,
+  declaredErrors,
   declaredScopes,
-  documentedErrors,
   requestHeaders,
   requiredScope,
   ruleDescription,
+  sharedErrors,
   successStatus,
 } from "./options.js";
 export { linearRegexMatch } from "./regex-match.js";

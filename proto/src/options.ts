@@ -10,6 +10,7 @@ import {
   rule_description,
   type Scope,
   scopes,
+  shared_errors,
 } from "./gen/folio/v1/options_pb.js";
 
 /**
@@ -31,9 +32,17 @@ export function successStatus(method: DescMethod): number {
   return hasOption(method, http_success_status) ? getOption(method, http_success_status) : 200;
 }
 
-/** The error responses a method documents with `(folio.v1.errors)`. */
-export function documentedErrors(method: DescMethod): readonly ErrorResponse[] {
+/**
+ * The error responses a method declares itself with `(folio.v1.errors)`, as written; what clients
+ * are told merges them with its service's ({@link sharedErrors}): `effectiveErrors`.
+ */
+export function declaredErrors(method: DescMethod): readonly ErrorResponse[] {
   return getOption(method, errors);
+}
+
+/** The error responses every method of a service can return, as declared with `(folio.v1.shared_errors)`. */
+export function sharedErrors(service: DescService): readonly ErrorResponse[] {
+  return getOption(service, shared_errors);
 }
 
 /** Whether responses always set the field, as declared with `(folio.v1.always_set)`. */

@@ -11,6 +11,7 @@ import http from "node:http";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { apiScopeNames } from "@folio/api-document";
 import { createDatabaseOnServer } from "@folio/test-support";
 import { freePort } from "@folio/test-support/ports";
 import { createTestIssuer, TEST_AUDIENCE, TEST_ISSUER, type TestIssuer } from "@folio/test-support/tokens";
@@ -36,7 +37,7 @@ export async function serverEnvironment(
   databaseUrl: string,
   extra: Record<string, string> = {},
 ): Promise<ServerEnvironment> {
-  const issuer = await createTestIssuer();
+  const issuer = await createTestIssuer({ scopes: apiScopeNames });
   const dir = await mkdtemp(join(tmpdir(), "folio-bench-"));
   const jwksFile = join(dir, "jwks.json");
   await writeFile(jwksFile, JSON.stringify(issuer.jwks));

@@ -23,11 +23,11 @@ import { createMetrics, type Metrics } from "./observe/metrics.js";
 import { callContextValues } from "./observe/request-id.js";
 import { withRequestLog } from "./observe/request-log.js";
 import { createRouter } from "./router.js";
-import { apiScopes, assertScopesDeclared, restApi, services } from "./services/api.js";
+import { apiScopeNames, assertScopesDeclared, restApi, services } from "./services/api.js";
 import { createPageTokens } from "./services/page-token.js";
 import { createCors } from "./transport/cors.js";
 import { createDispatch } from "./transport/dispatch.js";
-import type { NodeHandler } from "./transport/node-handler.js";
+import type { NodeHandler, NodeRequest } from "./transport/node-handler.js";
 
 /** The assembled server, ready to be mounted on a port. */
 export interface App {
@@ -64,6 +64,15 @@ async function failClosing(error: unknown, opened: readonly { close(): unknown }
 async function seedDemoData(database: Database, logger: Logger): Promise<void> {
   if (database.pendingAtStart.length === 0) await seedDemoProjects(database.db, logger);
   else logger.warn("demo projects not seeded: migrations are pending");
+}
+
+/**
+ * The `Cache-Control` of a successful read (a REST GET, a Connect GET): an answer for one bearer of
+ * a token, never kept by a shared cache, revalidated by the client (RFC 9111, sections 5.2.2.4 and
+ * 5.2.2.7).
+ */
+function readCacheControl(req: NodeRequest): string | undefined {
+  return req.headers.authorization === undefined ? undefined : "private, no-cache";
 }
 
 /**
@@ -121,9 +130,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     pageLinks: restApi.pageLinks,
     maxBodyBytes: config.maxRequestBodyBytes,
     compression: { threshold: config.restCompressMinBytes },
-    // Answers for one bearer of a token: never kept by a shared cache, revalidated by the client
-    // (RFC 9111, sections 5.2.2.4 and 5.2.2.7).
-    cacheControl: (req) => (req.headers.authorization === undefined ? undefined : "private, no-cache"),
+    cacheControl: readCacheControl,
   });
   const connect = createRpcHandler(router, {
     contextValues: callContextValues,
@@ -137,6 +144,8 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
           registered: router.registered,
           requestOptions: connectRequestOptions(config.maxRequestBodyBytes),
           logger,
+          // Connect GETs of reads are cached as REST GETs are.
+          getCaching: { cacheControl: readCacheControl },
         })
       : undefined,
   });
@@ -154,7 +163,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
           : createDevelopmentTokenEndpoint(tokens.developmentIssuer, {
               orgId: DEMO_ORG_ID,
               userId: DEMO_USER_ID,
-              scopes: apiScopes.map((scope) => scope.name),
+              scopes: apiScopeNames,
             }),
       docs: createApiDocs(config.auth),
       webApp: loadWebApp(logger),

@@ -59,7 +59,7 @@ export function createRouter(deps: RouterDependencies): TranscodingRouter {
   });
   router.service(
     FolderService,
-    createFolderService(deps.db, {
+    createFolderService(deps.db, deps.pageTokens, {
       replayed: () => deps.metrics.idempotencyReplayed(),
       conflicted: (reason) => deps.metrics.idempotencyConflicted(reason),
     }),

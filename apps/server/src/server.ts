@@ -9,7 +9,7 @@ import { type Config, loadConfig } from "./env.js";
 import { logFormat } from "./observe/log-format.js";
 import { serveMetrics } from "./observe/metrics-listener.js";
 import { startTracing, traceContextMixin, tracingRequested } from "./observe/tracing.js";
-import { apiScopes } from "./services/api.js";
+import { apiScopeNames } from "./services/api.js";
 import { settlesWithin } from "./settles-within.js";
 import { type Command, parseCommand } from "./startup/command.js";
 import { failureLine } from "./startup/failure.js";
@@ -148,7 +148,7 @@ try {
     const token = await app.developmentIssuer.mint({
       userId: DEMO_USER_ID,
       orgId: DEMO_ORG_ID,
-      scopes: apiScopes.map((scope) => scope.name),
+      scopes: apiScopeNames,
     });
     const tokenFile = join(config.dataDir, "dev-token");
     await writeFile(tokenFile, `${token}\n`, { mode: 0o600 });
@@ -159,7 +159,7 @@ try {
     process.stderr.write(
       [
         "",
-        `A token for the demo org (${DEMO_ORG_ID}) with scopes ${apiScopes.map((scope) => scope.name).join(" and ")}, valid 12 h:`,
+        `A token for the demo org (${DEMO_ORG_ID}) with every scope of the API (${apiScopeNames.join(" ")}), valid 12 h:`,
         "",
         `  export FOLIO_TOKEN=${token}`,
         "",

@@ -2,22 +2,24 @@ import { parseArgs } from "node:util";
 import { isUuid, loadDevelopmentIssuer } from "@folio/auth";
 import { DEMO_ORG_ID, DEMO_USER_ID } from "./demo.js";
 import { ConfigError, loadConfig } from "./env.js";
+import { apiScopeNames } from "./services/api.js";
 
 // Mints a development-mode access token with the key of the server's DATA_DIR, from the repository
 // root (npm's `--` hands the flags to the command; `npm run --silent token -- ...` prints the token alone):
-//   npm run token -- [--org <uuid>] [--user <uuid>] [--scope files:upload --scope project:read] [--ttl 3600]
+//   npm run token -- [--org <uuid>] [--user <uuid>] [--scope project:read]... [--ttl 3600]
+// Without --scope, the token carries every scope of the API, read from the proto's descriptors.
 
 const usage =
   "usage: npm run token -- [--org <uuid>] [--user <uuid>] [--scope <scope>]... [--ttl <seconds>]\n" +
   "  e.g. npm run token -- --org 7a0f2f4e-1111-4a4a-8b8b-123456789abc --scope project:read\n" +
-  `defaults: the demo org ${DEMO_ORG_ID}, the demo user ${DEMO_USER_ID}, both scopes, 12 h\n`;
+  `defaults: the demo org ${DEMO_ORG_ID}, the demo user ${DEMO_USER_ID}, every scope (${apiScopeNames.join(" ")}), 12 h\n`;
 
 try {
   const { values } = parseArgs({
     options: {
       org: { type: "string", default: DEMO_ORG_ID },
       user: { type: "string", default: DEMO_USER_ID },
-      scope: { type: "string", multiple: true, default: ["files:upload", "project:read"] },
+      scope: { type: "string", multiple: true, default: [...apiScopeNames] },
       ttl: { type: "string", default: String(12 * 3600) },
       help: { type: "boolean", short: "h", default: false },
     },

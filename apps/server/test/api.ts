@@ -46,7 +46,8 @@ function authHeaders(options: CallOptions): Record<string, string> {
   };
 }
 
-async function restCall(
+/** A REST request with the call's token and headers (and `body` as JSON), as its outcome. */
+export async function restCall(
   server: TestServer,
   method: string,
   path: string,
@@ -87,7 +88,8 @@ async function restCall(
   };
 }
 
-async function connectCall<T>(
+/** An RPC made by `call` (a client of any protocol) with the call's token and headers, as its outcome. */
+export async function connectCall<T>(
   call: (init: { headers: Record<string, string>; onHeader: (h: Headers) => void }) => Promise<T>,
   toJsonObject: (value: T) => JsonObject,
   options: CallOptions,

@@ -1,7 +1,8 @@
 // The client packages as a user outside the monorepo gets them: packed into tarballs (pnpm pack
 // turns `workspace:` and `catalog:` into versions), installed with npm into an empty project that
 // has only the registry and the tarballs, a program type-checked under `tsc --strict`, then run
-// against the built server over REST, Connect, gRPC-Web and gRPC.
+// against the built server over REST, Connect, gRPC-Web and gRPC: the client's shorthands, the
+// methods and pages derived from the descriptors, and a client of the services the program names.
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { cp, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
@@ -127,7 +128,7 @@ describe("the client packages, installed from their tarballs outside the workspa
     expect(compile.stdout + compile.stderr).toBe("");
     expect(compile.code).toBe(0);
 
-    const token = await server.issuer.sign({ org_id: ORG, scope: "files:upload project:read" });
+    const token = await server.issuer.sign({ org_id: ORG });
     const seen: Record<string, unknown> = {};
     for (const protocol of ["rest", "connect", "grpc-web", "grpc"]) {
       const program = await runOffline(join(project, "main.ts"), [], {
@@ -157,6 +158,9 @@ describe("the client packages, installed from their tarballs outside the workspa
         invalid: { code: "invalid_argument", fields: ["color", "parentId", "requestId"] },
         names: ["Project 1", "Project 2", "Project 3", "Project 4", "Project 5"],
         firstPage: { size: 2, more: true },
+        read: { id: folder.id, name: `Invoices (${protocol})` },
+        children: ["Child 1", "Child 2", "Child 3"],
+        services: { created: "Child 4", read: folder.id, listed: 4, listProjects: false },
       });
     }
     // Installing from the registry and compiling take a while on a busy machine.

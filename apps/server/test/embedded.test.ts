@@ -2,13 +2,14 @@ import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "@connectrpc/connect";
-import { FolderService, ProjectService } from "@folio/proto";
+import { declaredScopes, FolderService, ProjectService, requiredScope } from "@folio/proto";
 import { removeTempDir } from "@folio/test-support/temp-dir";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.js";
 import { DEMO_ORG_ID, DEMO_USER_ID } from "../src/demo.js";
 import { loadConfig } from "../src/env.js";
+import { apiScopeNames, services } from "../src/services/api.js";
 import { listen } from "../src/transport/listen.js";
 import { bearer, createTransport } from "./harness.js";
 
@@ -43,7 +44,7 @@ describe("the embedded default (development mode, PGlite in DATA_DIR)", () => {
     const token = await first.app.developmentIssuer!.mint({
       userId: DEMO_USER_ID,
       orgId: DEMO_ORG_ID,
-      scopes: ["files:upload", "project:read"],
+      scopes: apiScopeNames,
     });
     const listed = await createClient(ProjectService, first.transport).listProjects({}, bearer(token));
     expect(listed.projects.length).toBe(3);
@@ -82,7 +83,7 @@ describe("the embedded default (development mode, PGlite in DATA_DIR)", () => {
       const token = await server.app.developmentIssuer!.mint({
         userId: DEMO_USER_ID,
         orgId: DEMO_ORG_ID,
-        scopes: ["files:upload", "project:read"],
+        scopes: apiScopeNames,
       });
       const run = Date.now();
       const statuses = await Promise.all(
@@ -153,9 +154,17 @@ describe("the embedded default (development mode, PGlite in DATA_DIR)", () => {
       });
       expect(create.status).toBe(403);
 
-      // Without a scope, every scope of the API.
+      // Without a scope, every scope of the API: each method can be called with it, and it holds
+      // no scope the services do not declare.
       const all = (await (await grant("grant_type=client_credentials")).json()) as { scope: string };
-      expect(all.scope.split(" ").sort()).toEqual(["files:upload", "project:read"]);
+      const granted = all.scope.split(" ");
+      for (const method of services.flatMap((service) => service.methods)) {
+        expect(granted, `${method.parent.name}.${method.name}`).toContain(requiredScope(method));
+      }
+      const declared = new Set(
+        services.flatMap((service) => declaredScopes(service).map((scope) => scope.name)),
+      );
+      expect(granted.filter((scope) => !declared.has(scope))).toEqual([]);
 
       // Errors as RFC 6749, section 5.2, has them.
       const refused = async (body: string) => {

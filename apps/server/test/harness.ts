@@ -16,6 +16,7 @@ import { type App, createApp } from "../src/app.js";
 import { loadConfig } from "../src/env.js";
 import { logFormat } from "../src/observe/log-format.js";
 import { traceContextMixin } from "../src/observe/tracing.js";
+import { apiScopeNames } from "../src/services/api.js";
 import { type Listening, listen } from "../src/transport/listen.js";
 
 /** The three protocols every RPC is served on, with a Node client transport for each. */
@@ -51,7 +52,7 @@ export async function startTestServer(
     options.databaseServerUrl === undefined
       ? await createTestDatabase()
       : await createDatabaseOnServer(options.databaseServerUrl, "folio_test");
-  const issuer = await createTestIssuer();
+  const issuer = await createTestIssuer({ scopes: apiScopeNames });
   const dir = await mkdtemp(join(tmpdir(), "folio-server-"));
   const jwksFile = join(dir, "jwks.json");
   await writeFile(jwksFile, JSON.stringify(issuer.jwks));

@@ -1,5 +1,7 @@
-import { createFolioOpenApiDocument } from "@folio/api-document";
-import { collectHttpRoutes } from "@folio/http-transcoder";
+import { hasOption } from "@bufbuild/protobuf";
+import { apiScopes, createFolioOpenApiDocument } from "@folio/api-document";
+import { codeFromString, codeToHttpStatus, http } from "@folio/googleapis";
+import { collectHttpRoutes, type HttpRoute, routeErrorRules } from "@folio/http-transcoder";
 import {
   documentOperations,
   type OpenApiDocument,
@@ -7,6 +9,7 @@ import {
   type ResponseObject,
   type SchemaObject,
 } from "@folio/openapi";
+import { effectiveErrors, requiredScope } from "@folio/proto";
 import { compileErrors, validate } from "@readme/openapi-parser";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../src/env.js";
@@ -37,6 +40,15 @@ function operation(path: string, method: "get" | "post"): OperationObject {
   const op = document.paths[path]?.[method];
   if (op === undefined) throw new Error(`no ${method} ${path}`);
   return op;
+}
+
+/** The operation that documents a route the transcoder serves. */
+function operationOf(route: HttpRoute): OperationObject {
+  const path = route.openApiPath.replace(/^\/api\/v1/, "");
+  const method = route.httpMethod.toLowerCase();
+  const found = documentOperations(document).find((o) => o.path === path && o.method === method);
+  if (found === undefined) throw new Error(`no ${method} ${path}`);
+  return found.operation;
 }
 
 function jsonSchemaOf(response: ResponseObject | { $ref: string } | undefined): SchemaObject {
@@ -75,16 +87,20 @@ describe("the Folio API's OpenAPI document", () => {
     expect(document.openapi).toBe("3.1.1");
   });
 
-  it("documents the two REST routes of the API, and no other", () => {
+  it("documents the REST routes the transcoder serves, one for each method with an HTTP rule, and no other", () => {
     const documented = documentOperations(document).map(
       ({ path, method }) => `${method.toUpperCase()} ${path}`,
     );
-    expect(documented).toEqual(["POST /folders", "GET /projects"]);
-    // The transcoder serves the same two; the common prefix is said once, as the server's URL.
-    const served = collectHttpRoutes(services).map(
+    // The common prefix is said once, as the server's URL.
+    const routes = collectHttpRoutes(services);
+    const served = routes.map(
       (route) => `${route.httpMethod} ${route.openApiPath.replace(/^\/api\/v1/, "")}`,
     );
-    expect(served).toEqual(["POST /folders", "GET /projects"]);
+    // The document groups a path's operations; the transcoder lists routes by method.
+    expect([...documented].sort()).toEqual([...served].sort());
+    expect(served).toEqual(expect.arrayContaining(["POST /folders", "GET /projects"]));
+    const bound = services.flatMap((service) => service.methods).filter((method) => hasOption(method, http));
+    expect(new Set(routes.map((route) => route.method))).toEqual(new Set(bound));
     expect(document.servers).toEqual([{ url: "/api/v1" }]);
   });
 
@@ -158,10 +174,12 @@ describe("the Folio API's OpenAPI document", () => {
       expect(op.description).toContain("`files:upload`");
     });
 
-    it("documents its declared errors, and the ones of any route with a body, with the error envelope", () => {
+    it("documents its own errors over the shared ones, and the ones of any route with a body", () => {
       const errorStatuses = Object.keys(op.responses).filter((status) => Number(status) >= 400);
-      expect(errorStatuses).toEqual(["400", "401", "403", "404", "409", "413", "415", "429", "500"]);
+      expect(errorStatuses).toEqual(expect.arrayContaining(["404", "409", "413", "415"]));
+      // Its own not_found replaces the service's (no route matches), which no route of it can give.
       const notFound = op.responses["404"] as ResponseObject;
+      expect(notFound.description).not.toContain("No route matches");
       expect(notFound.description).toContain(
         "`not_found`: The parent folder does not exist in the caller's organisation.",
       );
@@ -228,10 +246,50 @@ describe("the Folio API's OpenAPI document", () => {
       expect(op.description).toContain("`project:read`");
     });
 
-    it("documents its declared errors with the error envelope", () => {
-      const errorStatuses = Object.keys(op.responses).filter((status) => Number(status) >= 400);
-      expect(errorStatuses).toEqual(["400", "401", "403", "404", "429", "500"]);
+    it("documents its own invalid_argument over the shared one, the service's errors, and none of a body", () => {
+      const description = (status: string) =>
+        (op.responses[status] as ResponseObject | undefined)?.description;
+      expect(description("400")).toContain("`invalid_argument`: A query parameter is unknown or invalid");
+      expect(description("400")).not.toContain("The request is malformed");
+      expect(description("403")).toContain("`permission_denied`: The token lacks the scope project:read.");
+      expect(description("404")).toContain("`not_found`: No route matches the request path.");
+      expect(description("413")).toBeUndefined();
+      expect(description("415")).toBeUndefined();
     });
+  });
+
+  describe("the errors of each operation", () => {
+    for (const route of collectHttpRoutes(services)) {
+      const name = `${route.method.parent.name}.${route.method.name}`;
+      const op = () => operationOf(route);
+      const statusOf = (code: string) => {
+        const known = codeFromString(code);
+        if (known === undefined) throw new Error(`${name}: "${code}" is not a code`);
+        return String(codeToHttpStatus(known));
+      };
+
+      it(`${name}: each error its method can return (its own and its service's), under its status`, () => {
+        const errors = effectiveErrors(route.method);
+        expect(errors.map((error) => error.code)).toEqual(
+          expect.arrayContaining(["unauthenticated", "permission_denied", "resource_exhausted", "internal"]),
+        );
+        for (const error of errors) {
+          const response = op().responses[statusOf(error.code)] as ResponseObject | undefined;
+          expect(response?.description, `${error.code} of ${name}`).toContain(
+            `- \`${error.code}\`: ${error.condition}`,
+          );
+        }
+      });
+
+      it(`${name}: no error status that neither its method nor its route gives`, () => {
+        const possible = new Set([
+          ...effectiveErrors(route.method).map((error) => statusOf(error.code)),
+          ...routeErrorRules(route).map((rule) => String(rule.httpStatus)),
+        ]);
+        const documented = Object.keys(op().responses).filter((status) => Number(status) >= 400);
+        expect(documented.filter((status) => !possible.has(status))).toEqual([]);
+      });
+    }
   });
 
   describe("the Folder schema", () => {
@@ -283,16 +341,22 @@ describe("the Folio API's OpenAPI document", () => {
     });
   });
 
-  it("has an OAuth 2.0 security scheme listing every scope the operations need", () => {
-    expect(document.components.securitySchemes?.oauth2).toMatchObject({
+  it("has an OAuth 2.0 security scheme listing every scope the services declare, with what it allows", () => {
+    const scheme = document.components.securitySchemes?.oauth2;
+    expect(scheme).toMatchObject({
       type: "oauth2",
-      flows: {
-        clientCredentials: {
-          tokenUrl: "/oauth/token",
-          scopes: { "files:upload": "Create folders.", "project:read": "List the organisation's projects." },
-        },
-      },
+      flows: { clientCredentials: { tokenUrl: "/oauth/token" } },
     });
+    const listed = (scheme as { flows: { clientCredentials: { scopes: Record<string, string> } } }).flows
+      .clientCredentials.scopes;
+    expect(listed).toEqual(Object.fromEntries(apiScopes.map((scope) => [scope.name, scope.description])));
+    expect(listed).toMatchObject({ "files:upload": expect.any(String), "project:read": expect.any(String) });
+    // Each operation's requirement names its method's scope, and the scheme lists it.
+    for (const route of collectHttpRoutes(services)) {
+      const scope = requiredScope(route.method) ?? "";
+      expect(operationOf(route).security).toEqual([{ oauth2: [scope] }]);
+      expect(listed[scope]).toBeDefined();
+    }
   });
 
   describe("the security scheme as the deployment configures it", () => {
@@ -320,8 +384,9 @@ describe("the Folio API's OpenAPI document", () => {
       expect(Object.keys(doc.components.securitySchemes ?? {})).toEqual(["bearerAuth"]);
       const scheme = doc.components.securitySchemes?.bearerAuth;
       expect(scheme).toMatchObject({ type: "http", scheme: "bearer", bearerFormat: "JWT" });
-      expect(scheme?.description).toContain("- `files:upload`: Create folders.");
-      expect(scheme?.description).toContain("- `project:read`: List the organisation's projects.");
+      for (const scope of apiScopes) {
+        expect(scheme?.description).toContain(`- \`${scope.name}\`: ${scope.description}`);
+      }
       const create = doc.paths["/folders"]?.post;
       expect(create?.security).toEqual([{ bearerAuth: [] }]);
       expect(create?.description).toContain("Requires a bearer token with the scope `files:upload`.");
@@ -330,19 +395,17 @@ describe("the Folio API's OpenAPI document", () => {
   });
 
   it("uses one error envelope for every error response", () => {
-    let count = 0;
-    for (const item of Object.values(document.paths)) {
-      for (const op of [item.get, item.post, item.put, item.patch, item.delete]) {
-        for (const [status, response] of Object.entries(op?.responses ?? {})) {
-          if (Number(status) < 400) continue;
-          count++;
-          expect(jsonSchemaOf(response)).toEqual({ $ref: "#/components/schemas/ErrorEnvelope" });
-          expect((response as ResponseObject).description).toMatch(/`[a-z_]+`: /);
-          expect((response as ResponseObject).headers?.["X-Request-Id"]).toMatchObject({ required: true });
-        }
+    const operations = documentOperations(document);
+    expect(operations.length).toBeGreaterThan(0);
+    for (const { operation: op } of operations) {
+      const errors = Object.entries(op.responses).filter(([status]) => Number(status) >= 400);
+      expect(errors.length, op.operationId).toBeGreaterThan(0);
+      for (const [, response] of errors) {
+        expect(jsonSchemaOf(response)).toEqual({ $ref: "#/components/schemas/ErrorEnvelope" });
+        expect((response as ResponseObject).description).toMatch(/`[a-z_]+`: /);
+        expect((response as ResponseObject).headers?.["X-Request-Id"]).toMatchObject({ required: true });
       }
     }
-    expect(count).toBe(15);
 
     const envelope = document.components.schemas.ErrorEnvelope as SchemaObject;
     expect(envelope.required).toEqual(["error"]);

@@ -7,7 +7,10 @@ import { createPageTokens } from "../src/services/page-token.js";
 
 const A = "secret-a-0123456789-0123456789-0123456789";
 const B = "secret-b-0123456789-0123456789-0123456789";
-const cursor = { name: "Harbour Office Refit", id: randomUUID() };
+const name = "Harbour Office Refit";
+const id = randomUUID();
+// A listing by name, then id: the cursor holds the sort key's values of the page's last entry.
+const cursor = [name, id];
 const binding = JSON.stringify(["org-1", "", "Hamburg", "", ""]);
 
 /** Every dot-separated part of a token, base64url-decoded, as text. */
@@ -19,7 +22,7 @@ describe("a page token", () => {
     const token = createPageTokens([A]).encode(cursor, binding);
     expect(token).toMatch(/^2\.[0-9A-Za-z_-]+$/);
     for (const text of [token, ...decodedParts(token)]) {
-      for (const secret of [cursor.name, "Harbour", cursor.id, cursor.id.replaceAll("-", "")]) {
+      for (const secret of [name, "Harbour", id, id.replaceAll("-", "")]) {
         expect(text).not.toContain(secret);
       }
     }
@@ -28,6 +31,12 @@ describe("a page token", () => {
   it("differs each time for the same page, so equal tokens do not reveal equal positions", () => {
     const tokens = createPageTokens([A]);
     expect(tokens.encode(cursor, binding)).not.toBe(tokens.encode(cursor, binding));
+  });
+
+  it("holds a sort key of any fields, numbers too", () => {
+    const tokens = createPageTokens([A]);
+    const byTime = [1767225600500, "Harbour", id];
+    expect(tokens.decode(tokens.encode(byTime, binding), binding)).toEqual(byTime);
   });
 
   it("is read back within its binding, and refused for another org or another filter", () => {
@@ -68,7 +77,7 @@ describe("a page token", () => {
   });
 
   it("of the earlier signed format (1.) is refused", () => {
-    const payload = Buffer.from(JSON.stringify([cursor.name, cursor.id])).toString("base64url");
+    const payload = Buffer.from(JSON.stringify(cursor)).toString("base64url");
     const mac = createHmac("sha256", A).update(`1\n${binding}\n${payload}`).digest("base64url");
     expect(createPageTokens([A]).decode(`1.${payload}.${mac}`, binding)).toBeUndefined();
   });

@@ -6,14 +6,15 @@ import { createValidator } from "@bufbuild/protovalidate";
 import { field as fieldRules } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
 import {
   CreateFolderRequestSchema,
+  declaredErrors,
   declaredScopes,
-  documentedErrors,
   ErrorResponseSchema,
   FolderService,
   RequestHeaderSchema,
   requestHeaders,
   ruleDescription,
   ScopeSchema,
+  sharedErrors,
 } from "@folio/proto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -169,7 +170,8 @@ describe("the API's options", () => {
 
   it("keep the rules options.proto declares for them: error codes, scope names, header names", () => {
     const results = [
-      ...methods.flatMap((m) => documentedErrors(m).map((e) => validator.validate(ErrorResponseSchema, e))),
+      ...methods.flatMap((m) => declaredErrors(m).map((e) => validator.validate(ErrorResponseSchema, e))),
+      ...services.flatMap((s) => sharedErrors(s).map((e) => validator.validate(ErrorResponseSchema, e))),
       ...services.flatMap((s) => declaredScopes(s).map((scope) => validator.validate(ScopeSchema, scope))),
       ...methods.flatMap((m) => requestHeaders(m).map((h) => validator.validate(RequestHeaderSchema, h))),
     ];

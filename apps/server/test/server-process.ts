@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { apiScopeNames } from "@folio/api-document";
 import { createTestDatabase, type TestDatabase } from "@folio/test-support";
 import { removeTempDir } from "@folio/test-support/temp-dir";
 import { createTestIssuer, TEST_AUDIENCE, TEST_ISSUER, type TestIssuer } from "@folio/test-support/tokens";
@@ -45,7 +46,7 @@ export async function startServerProcess(
   options: ServerProcessOptions = {},
 ): Promise<ServerProcess> {
   const database = await createTestDatabase();
-  const issuer = await createTestIssuer();
+  const issuer = await createTestIssuer({ scopes: apiScopeNames });
   const dir = await mkdtemp(join(tmpdir(), "folio-process-"));
   await writeFile(join(dir, "jwks.json"), JSON.stringify(issuer.jwks));
   const entry = options.main ?? main;

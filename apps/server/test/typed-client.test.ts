@@ -58,7 +58,7 @@ describe("a client generated from the served OpenAPI document (openapi-typescrip
       `insert into projects (org_id, name, city) values ($1, 'Alpha', 'Lyon'), ($1, 'Beta', null), ($1, 'Gamma', 'Turin')`,
       [orgId],
     );
-    const token = await server.issuer.sign({ org_id: orgId, scope: "files:upload project:read" });
+    const token = await server.issuer.sign({ org_id: orgId });
     const run = await runOffline(join(dir, "client.ts"), [], {
       cwd: dir,
       // Node runs the TypeScript as it is (type stripping); its notice of that is not the program's.

@@ -1,14 +1,21 @@
 import { randomUUID } from "node:crypto";
 import type { TestServer } from "./harness.js";
 
-/** A caller of an organisation of its own, so that a test starts from an empty workspace. */
+/**
+ * A caller of an organisation of its own, so that a test starts from an empty workspace, with
+ * every scope of the API (the test issuer's) unless `scope` names fewer.
+ */
 export async function newCaller(
   server: TestServer,
-  scope = "files:upload project:read",
+  scope?: string,
 ): Promise<{ orgId: string; userId: string; token: string }> {
   const orgId = randomUUID();
   const userId = randomUUID();
-  const token = await server.issuer.sign({ sub: userId, org_id: orgId, scope });
+  const token = await server.issuer.sign({
+    sub: userId,
+    org_id: orgId,
+    ...(scope === undefined ? {} : { scope }),
+  });
   return { orgId, userId, token };
 }
 

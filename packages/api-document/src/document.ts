@@ -34,7 +34,7 @@ const CLIENT_USE = [
   'for await (const project of folio.projects({ city: "Lyon" })) console.log(project.name);',
   "```",
   "",
-  'It retries `unavailable`, `resource_exhausted` and `aborted` after the `Retry-After` sent, gives each create one `Idempotency-Key` for all its attempts, follows `Link: rel="next"` pages, and reads every error\'s `ErrorInfo` and `BadRequest`.',
+  "It retries `unavailable`, `resource_exhausted` and `aborted` after the `Retry-After` sent, gives each create one idempotency key for all its attempts (the request's `requestId`, AIP-155), follows `Link: rel=\"next\"` pages, and reads every error's `ErrorInfo` and `BadRequest`.",
 ].join("\n");
 
 /**

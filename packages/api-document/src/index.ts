@@ -10,4 +10,4 @@ export {
   type DocumentAuth,
   type DocumentedApi,
 } from "./document.js";
-export { apiScopes, restApi, services } from "./rest-api.js";
+export { apiScopeNames, apiScopes, restApi, services } from "./rest-api.js";

@@ -31,7 +31,7 @@ export interface CreateDbOptions {
   readonly onConnectionError?: (error: Error) => void;
   /** Told once of each query that fails, with its reason (for metrics); see {@link OnQueryFailure}. */
   readonly onQueryFailure?: OnQueryFailure;
-  /** Replicas to serve project listings from (a pool of their own); absent: every query on `url`. */
+  /** Replicas to serve the tables' `replicaReads` from (a pool of their own); absent: every query on `url`. */
   readonly replica?: ReplicaOptions;
 }
 
@@ -83,7 +83,7 @@ export interface DbControls<Q> {
    * server (a standby, a demoted primary behind a stale route). Rejects when it is unreachable.
    */
   writable(): Promise<boolean>;
-  /** Where project listings go now: `replica` while one is configured and within its lag bound. */
+  /** Where replica reads (listings, folder reads) go now: `replica` while one is configured and within its lag bound. */
   readRoute(): ReadRoute;
   /**
    * True when a replica is configured and answers a query now, whatever its lag: listings fall

@@ -20,6 +20,22 @@ export type CreateFolderResult =
   /** A sibling has the same `nameKey`; `existingId` is that sibling. */
   | { readonly kind: "name-taken"; readonly existingId: string };
 
+/** One page of the folders of one parent (or of the top level) of an org, in `(name, id)` order. */
+export interface FolderPageQuery {
+  readonly orgId: string;
+  /** The folder whose folders to list; null: the top-level folders. */
+  readonly parentId: string | null;
+  /** Start after this folder (keyset paging); absent: from the first. */
+  readonly after?: { readonly name: string; readonly id: string };
+  readonly limit: number;
+}
+
+/** What reading a page of folders came to: the page, or the parent's absence. */
+export type FolderPageResult =
+  | { readonly kind: "page"; readonly folders: Folder[] }
+  /** The parent does not exist in the org (another org's folder counts as absent). */
+  | { readonly kind: "parent-not-found" };
+
 /** Folder queries, scoped by org. */
 export interface FolderQueries {
   /**
@@ -27,7 +43,19 @@ export interface FolderQueries {
    * `name_key` decide a clash, so the rule holds under concurrency.
    */
   create(folder: NewFolder): Promise<CreateFolderResult>;
+  /** The folder of the org with this id; undefined when there is none (another org's counts as none). */
+  get(orgId: string, id: string): Promise<Folder | undefined>;
+  /**
+   * Up to `limit` folders of the parent in `(name, id)` order, after `after`. The row comparison
+   * `(name, id) > (...)` is served by the `(org_id, parent_id, name, id)` index, so a deep page
+   * costs what the first does.
+   */
+  page(query: FolderPageQuery): Promise<FolderPageResult>;
 }
+
+/** A folder's columns, each named as its field of `Folder`, so that the rows are the folders. */
+const FOLDER_COLUMNS = Prisma.sql`id, org_id AS "orgId", name, name_key AS "nameKey", parent_id AS "parentId",
+  color, visibility, created_by_user_id AS "createdByUserId", created_at AS "createdAt"`;
 
 /** The row the create statement answers with: whether the parent was found, and the folder made. */
 interface CreatedRow {
@@ -83,6 +111,46 @@ export function folderQueries(sql: SqlRunner): FolderQueries {
       );
       if (existing === undefined) throw new Error("folder insert skipped but no sibling has its name");
       return { kind: "name-taken", existingId: existing.id };
+    },
+    async get(orgId, id) {
+      const [folder] = await sql.rows<Folder>(
+        "SELECT folders",
+        Prisma.sql`SELECT ${FOLDER_COLUMNS} FROM folders WHERE org_id = ${orgId}::uuid AND id = ${id}::uuid`,
+      );
+      return folder;
+    },
+    async page(query) {
+      const conditions = [
+        Prisma.sql`org_id = ${query.orgId}::uuid`,
+        query.parentId === null
+          ? Prisma.sql`parent_id IS NULL`
+          : Prisma.sql`parent_id = ${query.parentId}::uuid`,
+      ];
+      if (query.after) {
+        conditions.push(Prisma.sql`(name, id) > (${query.after.name}, ${query.after.id}::uuid)`);
+      }
+      // ORDER BY parent_id first, though a page has one parent: the planner takes `parent_id IS
+      // NULL` for a filter, not for an equality, and reads the index in order without a sort only
+      // when the ORDER BY follows the index's columns from there.
+      const folders = await sql.rows<Folder>(
+        "SELECT folders",
+        Prisma.sql`
+          SELECT ${FOLDER_COLUMNS} FROM folders
+          WHERE ${Prisma.join(conditions, " AND ")}
+          ORDER BY parent_id, name, id
+          LIMIT ${query.limit}`,
+      );
+      // A folder's children share its org (the composite foreign key), so a page with rows has a
+      // parent; only an empty page asks whether the parent exists.
+      if (folders.length > 0 || query.parentId === null) return { kind: "page", folders };
+      const [parent] = await sql.rows<{ found: boolean }>(
+        "SELECT folders",
+        Prisma.sql`
+          SELECT EXISTS (
+            SELECT 1 FROM folders WHERE org_id = ${query.orgId}::uuid AND id = ${query.parentId}::uuid
+          ) AS found`,
+      );
+      return parent?.found === true ? { kind: "page", folders } : { kind: "parent-not-found" };
     },
   };
 }

@@ -15,7 +15,13 @@ export {
 } from "./create-db.js";
 export type { OnQueryFailure, QueryFailureReason } from "./database-edge.js";
 export { DatabaseUnavailableError } from "./database-errors.js";
-export type { CreateFolderResult, FolderQueries, NewFolder } from "./folders.js";
+export type {
+  CreateFolderResult,
+  FolderPageQuery,
+  FolderPageResult,
+  FolderQueries,
+  NewFolder,
+} from "./folders.js";
 export type { Folder, Project } from "./gen/prisma/client.js";
 export type {
   IdempotencyKeyQueries,

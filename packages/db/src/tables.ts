@@ -40,7 +40,7 @@ export function table<Q extends object>(entry: Table<Q>): Table<Q> {
  * offer its queries, their failures are mapped and counted, its writes take a slot.
  */
 export const TABLES = {
-  folders: table({ queries: folderQueries, writes: ["create"] }),
+  folders: table({ queries: folderQueries, writes: ["create"], replicaReads: ["get", "page"] }),
   projects: table({ queries: projectQueries, replicaReads: ["page"] }),
   idempotencyKeys: table({ queries: idempotencyKeyQueries }),
 };

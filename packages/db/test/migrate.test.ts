@@ -119,7 +119,7 @@ describe("applyMigrations", () => {
     );
     expect(indexes.map((index) => index.indexname)).toEqual([
       "folders_org_id_id_key",
-      "folders_org_id_parent_id_idx",
+      "folders_org_id_parent_id_name_id_idx",
       "folders_org_id_parent_id_name_key_key",
       "folders_org_id_top_level_name_key_key",
       "folders_pkey",
@@ -129,6 +129,9 @@ describe("applyMigrations", () => {
     expect(indexes.find((index) => index.indexname === "projects_org_id_name_id_idx")?.indexdef).toContain(
       "(org_id, name, id)",
     );
+    expect(
+      indexes.find((index) => index.indexname === "folders_org_id_parent_id_name_id_idx")?.indexdef,
+    ).toContain("(org_id, parent_id, name, id)");
 
     const foreignKeys = await query<{ conname: string; definition: string }>(
       `SELECT conname, pg_get_constraintdef(oid) AS definition FROM pg_constraint

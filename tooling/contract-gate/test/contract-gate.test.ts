@@ -133,6 +133,18 @@ describe("the contract gate refuses", () => {
     expect(report.rest.join("\n")).toContain("components.schemas.Project.properties.name.type");
   });
 
+  it("an RPC's idempotency level lowered (ListProjects' NO_SIDE_EFFECTS removed)", async () => {
+    const { report, message } = await gateOn([
+      PROJECT,
+      (s) => s.replace(/^[ \t]*option idempotency_level = NO_SIDE_EFFECTS;\n/m, ""),
+    ]);
+    expectRefused(report, message);
+    // Clients that call it with Connect's GET would be refused.
+    expect(report.proto.join("\n")).toContain(
+      'RPC "ListProjects" on service "ProjectService" changed option "idempotency_level" from "NO_SIDE_EFFECTS" to "IDEMPOTENCY_UNKNOWN"',
+    );
+  });
+
   it("a new required request field", async () => {
     const { report, message } = await gateOn([
       FOLDER,
@@ -179,6 +191,33 @@ describe("the contract gate lets through", () => {
     expect(report).toMatchObject({ proto: [], rest: [] });
     expect(report.compatibleRestChanges).toBeGreaterThan(0);
     expect(message).toContain("compatible with the baseline in proto/baseline");
+  });
+});
+
+describe("the contract gate lets through an RPC's idempotency level raised", () => {
+  it("from none to IDEMPOTENT (CreateFolder: POST still served, retries as safe as before)", async () => {
+    const { report, message } = await gateOn([
+      FOLDER,
+      (s) =>
+        s.replace(
+          /(rpc CreateFolder\(CreateFolderRequest\) returns \(CreateFolderResponse\) \{\n)/,
+          "$1    option idempotency_level = IDEMPOTENT;\n",
+        ),
+    ]);
+    expect(report).toMatchObject({ proto: [], rest: [] });
+    expect(message).toContain("compatible with the baseline in proto/baseline");
+  });
+
+  it("from IDEMPOTENT to NO_SIDE_EFFECTS, against a baseline that had IDEMPOTENT", async () => {
+    const ownBaseline = join(root, "idempotent-baseline");
+    mkdirSync(ownBaseline);
+    const lowered = copyProtoModule(root);
+    editProto(lowered, PROJECT, (s) =>
+      s.replace("idempotency_level = NO_SIDE_EFFECTS", "idempotency_level = IDEMPOTENT"),
+    );
+    await recordBaseline({ protoDir: lowered, baselineDir: ownBaseline });
+    const report = await checkContract({ protoDir: copyProtoModule(root), baselineDir: ownBaseline });
+    expect(report).toMatchObject({ proto: [], rest: [] });
   });
 });
 

@@ -25,8 +25,9 @@ export const DATABASE_READ_URL = textSetting({
   values: "a `postgres://` or `postgresql://` URL",
   meaning:
     "`postgres://` URL of read replicas (a hot standby, or a proxy port that balances over several, " +
-    "e.g. HAProxy checking Patroni's `GET /replica`): ListProjects reads there, on a pool of its own. " +
-    "Everything that writes or must see its own write (creates, idempotency keys, the parent check) " +
+    "e.g. HAProxy checking Patroni's `GET /replica`): ListProjects, ListFolders and GetFolder read " +
+    "there, on a pool of its own. Everything that writes or must see its own write (creates, " +
+    "idempotency keys, a create's parent check) " +
     "stays on `DATABASE_URL`. Reads go to the primary while the replicas are unreachable or lag past " +
     "`DATABASE_READ_MAX_LAG_MS`, and to the replicas while the primary is unreachable (failing over). " +
     "Needs `DATABASE_URL`. See [Read replicas](operations.md#read-replicas).",

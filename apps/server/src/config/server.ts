@@ -88,7 +88,9 @@ export const RPC_IN_PROCESS_UNARY = choiceSetting({
   meaning:
     "`off` serves every Connect, gRPC and gRPC-Web call by connect-es's handlers instead of calling " +
     "unary methods in-process (the same answers, but that a failed gRPC call is one Trailers-Only " +
-    "HEADERS frame in-process, headers then trailers from connect-es; for comparing the two).",
+    "HEADERS frame in-process, headers then trailers from connect-es, and that only the in-process " +
+    "path gives a Connect GET's answer REST's caching headers: `ETag`, 304, `Cache-Control`; for " +
+    "comparing the two).",
 });
 
 export const PAGE_TOKEN_SECRET = textSetting({
@@ -98,7 +100,8 @@ export const PAGE_TOKEN_SECRET = textSetting({
     "comma-separated secrets of 32 characters or more each (e.g. `openssl rand -base64 32`); one " +
     "containing `change`, `replace`, `example` or `placeholder` (any case) is taken for a placeholder and refused",
   meaning:
-    "Secrets of the keys that encrypt ListProjects page tokens, the current one first: tokens are " +
+    "Secrets of the keys that encrypt the page tokens of every listing (ListProjects, ListFolders), " +
+    "the current one first: tokens are " +
     "sealed with the first and read with any, so a secret can be replaced without invalidating the " +
     "tokens clients hold (see [Rotating `PAGE_TOKEN_SECRET`](operations.md#rotating-page_token_secret)). " +
     "Set the same list on every instance, or tokens only work on the process that issued them.",

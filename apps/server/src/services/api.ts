@@ -2,7 +2,7 @@ import { services } from "@folio/api-document";
 import { assertEveryMethodHasScope } from "@folio/auth";
 import { declaredScopes, requiredScope } from "@folio/proto";
 
-export { apiScopes, restApi, services } from "@folio/api-document";
+export { apiScopeNames, restApi, services } from "@folio/api-document";
 
 /**
  * Refuses to start unless every method of the API requires a scope, and every scope required is

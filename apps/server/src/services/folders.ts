@@ -7,11 +7,15 @@ import {
   type CreateFolderResponse,
   CreateFolderResponseSchema,
   FolderSchema,
-  type FolderService,
+  FolderService,
+  GetFolderResponseSchema,
+  ListFoldersResponseSchema,
 } from "@folio/proto";
 import { normaliseCreateFolder, type ValidCreateFolder } from "./create-folder-request.js";
 import { errorWithReason } from "./error-details.js";
 import { fingerprint, type IdempotencyEvents, type ResponseCodec, runOnce } from "./idempotency.js";
+import { keysetListing } from "./keyset-listing.js";
+import type { PageTokens } from "./page-token.js";
 
 /** Visibility of every folder in v1. */
 const PRIVATE = "private";
@@ -26,13 +30,43 @@ const responseCodec: ResponseCodec<CreateFolderResponse> = {
 /**
  * FolderService: the checks run in the order the proto documents (the request was validated
  * before it got here, by the validation interceptor; then idempotency key, parent, name clash);
- * every query is scoped by the caller's org.
+ * every query is scoped by the caller's org. A folder is private to its org: every caller of the
+ * org with the scope reads every folder of it, and another org's folder is not found.
  */
 export function createFolderService(
   db: Db,
+  pageTokens: PageTokens,
   idempotencyEvents?: IdempotencyEvents,
 ): ServiceImpl<typeof FolderService> {
+  const listing = keysetListing(
+    FolderService.method.listFolders,
+    { name: "string", id: "string" },
+    pageTokens,
+  );
   return {
+    async getFolder(request, context) {
+      const caller = requireCaller(context);
+      const folder = await db.folders.get(caller.orgId, request.id);
+      // Another org's folder is as absent as a missing one: its id leaks nothing.
+      if (folder === undefined) throw new ConnectError("folder not found", Code.NotFound);
+      return create(GetFolderResponseSchema, { folder: toMessage(folder) });
+    },
+    async listFolders(request, context) {
+      const caller = requireCaller(context);
+      const { after, limit, answer } = listing.pageOf(request, caller.orgId);
+      const result = await db.folders.page({
+        orgId: caller.orgId,
+        parentId: request.parentId ?? null,
+        ...(after === undefined ? {} : { after }),
+        limit,
+      });
+      if (result.kind === "parent-not-found") {
+        // As CreateFolder's: another org's parent is as absent as a missing one.
+        throw new ConnectError("parent folder not found", Code.NotFound);
+      }
+      const { page, nextPageToken } = answer(result.folders);
+      return create(ListFoldersResponseSchema, { folders: page.map(toMessage), nextPageToken });
+    },
     async createFolder(request, context) {
       const caller = requireCaller(context);
       const folder = normaliseCreateFolder(request, context.requestHeader);

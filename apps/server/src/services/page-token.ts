@@ -8,15 +8,15 @@ import {
   randomFillSync,
 } from "node:crypto";
 
-/** Where a page starts: after the project with this name and id (keyset paging). */
-export interface PageCursor {
-  readonly name: string;
-  readonly id: string;
-}
+/**
+ * Where a page starts (keyset paging): the values of the listing's sort key, in its order, of the
+ * last entry of the previous page; `["Harbour", "5d1c..."]` for a listing by name, then id.
+ */
+export type PageCursor = readonly (string | number)[];
 
 /** Seals and reads page tokens. */
 export interface PageTokens {
-  /** A token for the page after `cursor`, valid only within `binding` (org and filters). */
+  /** A token for the page after `cursor`, valid only within `binding` (listing, org and filters). */
   encode(cursor: PageCursor, binding: string): string;
   /** The cursor of a token, or undefined when it is malformed, altered or bound to something else. */
   decode(token: string, binding: string): PageCursor | undefined;
@@ -32,8 +32,9 @@ const PAD_BYTES = 32;
 
 /**
  * Page tokens: `2.` and, in base64url, a random nonce, the cursor encrypted with AES-256-GCM, and
- * its tag. The binding (the caller's org and the query's filters) is the associated data, not in
- * the token, so a token from another org or another filter fails like a forged one.
+ * its tag. The binding (the listing, the caller's org and the query's filters: see
+ * keyset-listing.ts) is the associated data, not in the token, so a token from another listing,
+ * org or filter fails like a forged one.
  *
  * `secrets` are the keys' sources, current first: tokens are sealed with the first and opened with
  * any, so a new secret can be put first while instances that still seal with the old one run. They
@@ -50,7 +51,7 @@ export function createPageTokens(secrets: readonly string[] = []): PageTokens {
       const nonce = nextNonce();
       const cipher = createCipheriv("aes-256-gcm", sealingKey, nonce, { authTagLength: TAG_BYTES });
       cipher.setAAD(Buffer.from(binding, "utf8"));
-      const sealed = cipher.update(padded(JSON.stringify([cursor.name, cursor.id])));
+      const sealed = cipher.update(padded(JSON.stringify(cursor)));
       const body = Buffer.concat([nonce, sealed, cipher.final(), cipher.getAuthTag()]);
       return `${VERSION}.${body.toString("base64url")}`;
     },
@@ -119,9 +120,8 @@ function padded(json: string): Buffer {
 function parseCursor(plaintext: Buffer): PageCursor | undefined {
   try {
     const value: unknown = JSON.parse(plaintext.toString("utf8"));
-    if (Array.isArray(value) && value.length === 2) {
-      const [name, id] = value as unknown[];
-      if (typeof name === "string" && typeof id === "string") return { name, id };
+    if (Array.isArray(value) && value.every((item) => typeof item === "string" || typeof item === "number")) {
+      return value as PageCursor;
     }
   } catch {
     // An authentic plaintext that is not ours cannot happen without the key; still refuse.

@@ -3,17 +3,9 @@ import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { requireCaller } from "@folio/auth";
 import type { Db, ProjectRecord } from "@folio/db";
-import { invalidArgument } from "@folio/googleapis";
-import {
-  type ListProjectsRequest,
-  ListProjectsResponseSchema,
-  type Project,
-  type ProjectService,
-} from "@folio/proto";
+import { ListProjectsResponseSchema, type Project, ProjectService } from "@folio/proto";
+import { keysetListing } from "./keyset-listing.js";
 import type { PageTokens } from "./page-token.js";
-
-/** Page size when the request names none, and the largest one served. */
-export const MAX_PAGE_SIZE = 1000;
 
 /**
  * ProjectService: an org's projects in `(name, id)` order, paged by key (AIP-158). Every query is
@@ -22,26 +14,18 @@ export const MAX_PAGE_SIZE = 1000;
  * the service checks itself is that a page token is one it issued for this listing (its MAC).
  */
 export function createProjectService(db: Db, pageTokens: PageTokens): ServiceImpl<typeof ProjectService> {
+  const listing = keysetListing(
+    ProjectService.method.listProjects,
+    { name: "string", id: "string" },
+    pageTokens,
+    // Tokens issued before listings were generic stay valid, and theirs here: no failed page walk
+    // in a rolling upgrade.
+    { unnamedBinding: true },
+  );
   return {
     async listProjects(request, context) {
       const caller = requireCaller(context);
-      // AIP-158: a size above the maximum is served as the maximum, not refused.
-      const pageSize = request.pageSize === 0 ? MAX_PAGE_SIZE : Math.min(request.pageSize, MAX_PAGE_SIZE);
-      const binding = bindingOf(caller.orgId, request);
-      let after: { name: string; id: string } | undefined;
-      if (request.pageToken !== "") {
-        after = pageTokens.decode(request.pageToken, binding);
-        if (after === undefined) {
-          throw invalidArgument([
-            {
-              field: "pageToken",
-              description:
-                "is not a token of this listing (malformed, altered, or issued for another organisation or filter)",
-            },
-          ]);
-        }
-      }
-      // One row more than the page tells whether another page follows.
+      const { after, limit, answer } = listing.pageOf(request, caller.orgId);
       const rows = await db.projects.page({
         orgId: caller.orgId,
         namePrefix: request.namePrefix,
@@ -49,22 +33,12 @@ export function createProjectService(db: Db, pageTokens: PageTokens): ServiceImp
         country: request.country,
         postalCode: request.postalCode,
         ...(after === undefined ? {} : { after }),
-        limit: pageSize + 1,
+        limit,
       });
-      const page = rows.slice(0, pageSize);
-      const last = page[page.length - 1];
-      const nextPageToken =
-        rows.length > pageSize && last !== undefined
-          ? pageTokens.encode({ name: last.name, id: last.id }, binding)
-          : "";
+      const { page, nextPageToken } = answer(rows);
       return create(ListProjectsResponseSchema, { projects: page.map(toMessage), nextPageToken });
     },
   };
-}
-
-/** What a page token is valid for: the org and the filters (not the page size, which may change). */
-function bindingOf(orgId: string, request: ListProjectsRequest): string {
-  return JSON.stringify([orgId, request.namePrefix, request.city, request.country, request.postalCode]);
 }
 
 /**
