@@ -7,6 +7,7 @@ import { Link, usePathname } from "./router.js";
 import { ROUTES, type RouteName, routeOf } from "./routes.js";
 import { createTransport } from "./transport.js";
 import { ConnectionView } from "./views/connection.js";
+import { FoldersView } from "./views/folders/folders-view.js";
 import { NewFolderView } from "./views/new-folder.js";
 import { ProjectsView } from "./views/projects.js";
 
@@ -23,6 +24,7 @@ const queryClient = new QueryClient({
 
 const VIEWS: Record<RouteName, { title: string; render: () => ReactNode }> = {
   projects: { title: "Projects", render: () => <ProjectsView /> },
+  folders: { title: "Folders", render: () => <FoldersView /> },
   newFolder: { title: "New folder", render: () => <NewFolderView /> },
   connection: { title: "Connection", render: () => <ConnectionView /> },
 };
@@ -60,13 +62,14 @@ function Layout() {
 
   useEffect(() => {
     document.title = route ? `${VIEWS[route].title} · Folio` : "Not found · Folio";
-    // After a navigation, the focus goes to the new view's heading, as a page load would put it.
+    // After a navigation (to another view, or to another folder of the same one), the focus goes
+    // to the new page's heading, as a page load would put it.
     if (firstRender.current) {
       firstRender.current = false;
       return;
     }
     main.current?.querySelector<HTMLElement>("h1")?.focus();
-  }, [route]);
+  }, [route, path]);
 
   return (
     <>
@@ -84,6 +87,9 @@ function Layout() {
             <ul className="nav">
               <NavLink route="projects" current={route}>
                 Projects
+              </NavLink>
+              <NavLink route="folders" current={route}>
+                Folders
               </NavLink>
               <NavLink route="newFolder" current={route}>
                 New folder

@@ -30,6 +30,7 @@ export interface ErrorContext {
 
 /** Names of request fields as a person reads them. */
 export const FIELD_LABELS: Record<string, string> = {
+  id: "Folder id",
   name: "Name",
   color: "Colour",
   parentId: "Parent folder",
@@ -107,7 +108,8 @@ export function describeError(error: unknown, context: ErrorContext): ErrorRepor
         report.fields.parentId = "No folder with this id exists in your organisation.";
         report.summary = "The parent folder was not found.";
       } else {
-        report.summary = `Not found: ${err.rawMessage}.`;
+        // The server's own words ("folder not found"): it says the same of another organisation's.
+        report.summary = err.rawMessage === "" ? "Not found." : `${sentenceCase(err.rawMessage)}.`;
       }
       break;
     case Code.PermissionDenied: {
@@ -165,6 +167,10 @@ export function isNetworkFailure(error: ConnectError): boolean {
 export function isTransient(error: unknown): boolean {
   const err = FolioError.from(error);
   return err.code === Code.Unavailable || isNetworkFailure(err);
+}
+
+function sentenceCase(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function formatTime(date: Date): string {

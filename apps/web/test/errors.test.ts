@@ -102,6 +102,13 @@ describe("describeError", () => {
     expect(report.fields.parentId).toBe("No folder with this id exists in your organisation.");
   });
 
+  it("tells a folder that is not found in the server's words (another organisation's alike)", () => {
+    const getFolder = { ...context, method: FolderService.method.getFolder };
+    const report = describeError(new ConnectError("folder not found", Code.NotFound), getFolder);
+    expect(report.summary).toBe("Folder not found.");
+    expect(report.fields).toEqual({});
+  });
+
   it("says a failed fetch to another origin may be CORS, and names the page's origin", () => {
     const failed = ConnectError.from(new TypeError("Failed to fetch"));
     const report = describeError(failed, { ...context, pageOrigin: "http://127.0.0.1:5173" });

@@ -1,27 +1,14 @@
-import { fromJson, type JsonValue } from "@bufbuild/protobuf";
-import {
-  type CallOptions as ConnectCallOptions,
-  createClient,
-  createContextValues,
-  type Transport,
-} from "@connectrpc/connect";
+import type { DescMethodUnary, DescService } from "@bufbuild/protobuf";
+import { createContextValues, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
-import {
-  type Folder,
-  FolderSchema,
-  FolderService,
-  type Project,
-  ProjectSchema,
-  ProjectService,
-} from "@folio/proto";
 import type { TokenSource } from "./auth.js";
-import { FolioError, folioErrorFromRest } from "./errors.js";
-import { createRestClient, nextPageToken, policyFetch, type RestOptions } from "./rest.js";
+import type { CallOptions, Protocol, ServiceClient } from "./client-types.js";
+import { type FolioClient, withFolioCalls } from "./folio-calls.js";
+import { restCaller } from "./rest-call.js";
 import { NO_RETRIES, type RetryOptions } from "./retry.js";
 import { deadlineKey, folioInterceptors } from "./rpc.js";
-
-/** How a client talks to Folio: every protocol the server's one port serves. */
-export type Protocol = "connect" | "grpc-web" | "grpc" | "rest";
+import { buildServiceClient, type UnaryCaller } from "./service-client.js";
+import { type FolioService, folioServices } from "./services.js";
 
 /** Where Folio is, how to talk to it and which token to send. */
 export type FolioClientOptions = TokenSource & {
@@ -35,52 +22,11 @@ export type FolioClientOptions = TokenSource & {
   readonly fetch?: typeof fetch;
 };
 
-/** Options of one call. */
-export interface CallOptions {
-  /** The call's deadline, from now, in ms: it covers every attempt and every wait between them. */
-  readonly timeoutMs?: number;
-  /** Aborts the call, retries included. */
-  readonly signal?: AbortSignal;
-}
-
-/** A new folder: its name, and optionally its parent, colour and idempotency key. */
-export interface CreateFolderInit {
-  readonly name: string;
-  readonly parentId?: string;
-  readonly color?: string;
-  /** Idempotency key (AIP-155); the client makes one when absent. */
-  readonly requestId?: string;
-}
-
-/** Which projects to list. */
-export interface ProjectFilters {
-  readonly namePrefix?: string;
-  readonly city?: string;
-  readonly country?: string;
-  readonly postalCode?: string;
-  /** Projects per page (the server's default and maximum: 1000). */
-  readonly pageSize?: number;
-}
-
-/** One page of projects, and the token of the next ("" on the last). */
-export interface ProjectPage {
-  readonly projects: Project[];
-  readonly nextPageToken: string;
-}
-
-/** The Folio API, the same whichever protocol carries it. Failures are {@link FolioError}s. */
-export interface FolioClient {
-  readonly protocol: Protocol;
-  /** Creates a folder; retried safely (one idempotency key for every attempt). */
-  createFolder(request: CreateFolderInit, options?: CallOptions): Promise<Folder>;
-  /** One page of the organisation's projects. */
-  listProjects(
-    request?: ProjectFilters & { readonly pageToken?: string },
-    options?: CallOptions,
-  ): Promise<ProjectPage>;
-  /** Every project matching `filters`, page after page (each page's call has `options`). */
-  projects(filters?: ProjectFilters, options?: CallOptions): AsyncGenerator<Project, void, undefined>;
-}
+/** Options of a client of the services it names instead of Folio's. */
+export type ServiceClientOptions<S extends readonly DescService[]> = FolioClientOptions & {
+  /** The services whose methods the client offers, e.g. `[FolderService]`. */
+  readonly services: S;
+};
 
 /** Makes the gRPC transport (Node only); undefined where there is none. */
 export type GrpcTransportFactory = (options: {
@@ -101,7 +47,9 @@ export function buildFolioTransport(
   };
   switch (options.protocol ?? "connect") {
     case "connect":
-      return createConnectTransport(common);
+      // A method the proto declares NO_SIDE_EFFECTS goes as a Connect GET (connect-web checks the
+      // descriptor): its answer carries an ETag and can be revalidated from the HTTP cache.
+      return createConnectTransport({ ...common, useHttpGet: true });
     case "grpc-web":
       return createGrpcWebTransport(common);
     case "grpc":
@@ -111,107 +59,37 @@ export function buildFolioTransport(
   }
 }
 
-/** A FolioClient over `options.protocol`. */
+/** A FolioClient of Folio's services, or a client of `options.services`, over `options.protocol`. */
 export function buildFolioClient(
-  options: FolioClientOptions,
+  options: FolioClientOptions & { readonly services?: readonly DescService[] },
   grpc: GrpcTransportFactory | undefined,
-): FolioClient {
+): FolioClient | ServiceClient<DescService> {
   const protocol = options.protocol ?? "connect";
-  const client =
+  const caller =
     protocol === "rest"
-      ? restClient({ ...options, retry: retryOf(options) })
-      : rpcClient(buildFolioTransport({ ...options, protocol }, grpc));
-  return {
-    protocol,
-    ...client,
-    async *projects(filters = {}, callOptions = {}) {
-      let pageToken = "";
-      do {
-        const page = await client.listProjects({ ...filters, pageToken }, callOptions);
-        yield* page.projects;
-        pageToken = page.nextPageToken;
-      } while (pageToken !== "");
-    },
-  };
+      ? restCaller({ ...options, retry: retryOf(options) })
+      : rpcCaller(buildFolioTransport({ ...options, protocol }, grpc));
+  if (options.services !== undefined) return buildServiceClient(options.services, protocol, caller);
+  // folioServices holds the services FolioService's type is read from.
+  return withFolioCalls(
+    buildServiceClient(folioServices, protocol, caller) as unknown as ServiceClient<FolioService>,
+  );
 }
 
-type Calls = Pick<FolioClient, "createFolder" | "listProjects">;
-
-function rpcClient(transport: Transport): Calls {
-  const folders = createClient(FolderService, transport);
-  const projects = createClient(ProjectService, transport);
-  const callOptions = (options: CallOptions): ConnectCallOptions => ({
-    ...options,
-    contextValues: createContextValues().set(deadlineKey, deadlineOf(options)),
-  });
-  return {
-    createFolder: (request, options = {}) =>
-      typed(async () => {
-        const { folder } = await folders.createFolder(request, callOptions(options));
-        if (folder === undefined) throw new Error("the response holds no folder");
-        return folder;
-      }),
-    listProjects: (request = {}, options = {}) =>
-      typed(async () => {
-        const { projects: list, nextPageToken } = await projects.listProjects(request, callOptions(options));
-        return { projects: list, nextPageToken };
-      }),
+/** Calls methods over a connect-es transport, the call's deadline passed on to the retries. */
+function rpcCaller(transport: Transport): UnaryCaller {
+  return async (method, request, options) => {
+    const contextValues = createContextValues().set(deadlineKey, deadlineOf(options));
+    const response = await transport.unary(
+      method as DescMethodUnary,
+      options.signal,
+      options.timeoutMs,
+      undefined,
+      request,
+      contextValues,
+    );
+    return response.message;
   };
-}
-
-function restClient(options: RestOptions & TokenSource): Calls {
-  const rest = createRestClient(options);
-  const init = (options_: CallOptions, keyedBody = false) => {
-    const deadline = deadlineOf(options_);
-    const signals = [
-      options_.signal,
-      deadline === undefined ? undefined : AbortSignal.timeout(deadline - Date.now()),
-    ];
-    const present = signals.filter((signal): signal is AbortSignal => signal !== undefined);
-    return {
-      fetch: policyFetch(options, { deadline, keyedBody }),
-      ...(present.length === 0 ? {} : { signal: AbortSignal.any(present) }),
-    };
-  };
-  return {
-    createFolder: (request, callOptions = {}) =>
-      typed(async () => {
-        // The key travels in the body, as over RPC: a refusal of it names `requestId` alike.
-        const body = { ...request, requestId: request.requestId || crypto.randomUUID() };
-        const { data, error, response } = await rest.POST("/folders", { body, ...init(callOptions, true) });
-        if (data === undefined) throw folioErrorFromRest(response.status, response.headers, error);
-        return fromJson(FolderSchema, data.folder as JsonValue, { ignoreUnknownFields: true });
-      }),
-    listProjects: (request = {}, callOptions = {}) =>
-      typed(async () => {
-        const query = Object.fromEntries(
-          Object.entries(request).filter(([, value]) => value !== undefined && value !== ""),
-        );
-        const { data, error, response } = await rest.GET("/projects", {
-          params: { query },
-          ...init(callOptions),
-        });
-        if (data === undefined) throw folioErrorFromRest(response.status, response.headers, error);
-        return {
-          projects: data.projects.map((project) =>
-            fromJson(ProjectSchema, project as JsonValue, { ignoreUnknownFields: true }),
-          ),
-          nextPageToken: nextPageToken(response.headers.get("link")),
-        };
-      }),
-  };
-}
-
-/**
- * Runs a call, its errors as FolioErrors: the transports raise some (a deadline, a network failure)
- * outside the interceptors.
- */
-async function typed<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (reason) {
-    throw FolioError.from(reason);
-  }
 }
 
 function retryOf(options: Pick<FolioClientOptions, "retry">): RetryOptions {

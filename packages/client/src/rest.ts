@@ -1,8 +1,13 @@
+import type { DescMethod } from "@bufbuild/protobuf";
+import { requestHeaders } from "@folio/proto";
 import createClient, { type Client } from "openapi-fetch";
 import { currentToken, type TokenSource } from "./auth.js";
 import { type FolioError, folioErrorFromRest } from "./errors.js";
 import type { paths } from "./gen/openapi.js";
+import { requestIdField, retryRule } from "./method-policy.js";
+import { hasRestBinding, restBinding } from "./rest-binding.js";
 import { type RetryOptions, retryDelay, sleep } from "./retry.js";
+import { folioServices } from "./services.js";
 
 /** The REST API, typed from the OpenAPI document the server serves (openapi-typescript). */
 export type FolioRestClient = Client<paths>;
@@ -16,14 +21,13 @@ export interface RestOptions {
   readonly fetch?: typeof fetch | undefined;
 }
 
-/** Paths of POST routes that take an `Idempotency-Key`, below `/api/v1`. */
-const KEYED_POSTS = new Set(["/folders"]);
-
 /**
- * An openapi-fetch client of the REST API whose requests send the bearer token, carry an
- * idempotency key where the route takes one, and are retried as RPCs are (see retries in rpc.ts):
- * a GET, or a POST with an `Idempotency-Key`, answered 503, 429 or 409 `aborted`, is sent again
- * after the Retry-After delay, else after a back-off. The last answer is what the caller gets.
+ * An openapi-fetch client of the REST API whose requests send the bearer token and are retried
+ * as RPCs are, by the rules of the method each request's route belongs to (see method-policy.ts):
+ * a method that declares itself idempotent (or is bound to GET), or one whose request carries an
+ * idempotency key, answered 503, 429 or 409 `aborted`, is sent again after the Retry-After delay,
+ * else after a back-off. A request of a method that takes a key, sent without one, gets an
+ * `Idempotency-Key` header when the method reads that header. The last answer is what the caller gets.
  */
 export function createRestClient(options: RestOptions & TokenSource): FolioRestClient {
   return createClient<paths>({ baseUrl: restBase(options.baseUrl), fetch: policyFetch(options) });
@@ -35,29 +39,18 @@ export function restBase(baseUrl: string): string {
 }
 
 /**
- * A fetch that applies the client's policy (token, idempotency key, retries) to each request;
- * no retry starts after `deadline` (epoch ms). `keyedBody`: the body carries its idempotency key
- * (`requestId`), so no header is added and a retry is safe.
+ * A fetch that applies the client's policy (token, retries) to each request; no retry starts
+ * after `deadline` (epoch ms). `retryable`: whether the request may be sent again, decided by
+ * the caller from its method; when absent, from the method whose route the request matches.
  */
 export function policyFetch(
   options: RestOptions & TokenSource,
-  call: { readonly deadline?: number | undefined; readonly keyedBody?: boolean } = {},
+  call: { readonly deadline?: number | undefined; readonly retryable?: boolean | undefined } = {},
 ): (input: Request) => Promise<Response> {
-  const base = restBase(options.baseUrl);
   const send = options.fetch ?? globalThis.fetch;
   return async (input: Request): Promise<Response> => {
     const request = new Request(input);
-    const path = new URL(request.url).pathname.slice(new URL(base).pathname.length);
-    const keyed = call.keyedBody === true;
-    if (
-      request.method === "POST" &&
-      KEYED_POSTS.has(path) &&
-      !keyed &&
-      !request.headers.has("idempotency-key")
-    ) {
-      request.headers.set("idempotency-key", crypto.randomUUID());
-    }
-    const safe = request.method === "GET" || keyed || request.headers.has("idempotency-key");
+    const safe = call.retryable ?? (await routeAllowsRetry(request, options.baseUrl));
     const { deadline } = call;
     let token = await currentToken(options, false);
     let refreshed = false;
@@ -87,6 +80,58 @@ export function policyFetch(
       }
     }
   };
+}
+
+/**
+ * Whether a request built by hand (openapi-fetch) may be retried, by the rule of the method its
+ * route belongs to; may add the `Idempotency-Key` header that makes it so. A route of no known
+ * method is retried only when it is a GET.
+ */
+async function routeAllowsRetry(request: Request, baseUrl: string): Promise<boolean> {
+  const method = methodOfRoute(request, baseUrl);
+  if (method === undefined) return request.method === "GET";
+  switch (retryRule(method)) {
+    case "always":
+      return true;
+    case "never":
+      return false;
+    case "with-request-id":
+      break;
+  }
+  if (request.headers.has("idempotency-key") || (await bodyRequestId(request, method)) !== "") return true;
+  const takesHeader = requestHeaders(method).some(
+    (header) => header.name.toLowerCase() === "idempotency-key",
+  );
+  if (takesHeader) request.headers.set("idempotency-key", crypto.randomUUID());
+  return takesHeader;
+}
+
+/** The method of Folio's whose REST route a request is on. */
+function methodOfRoute(request: Request, baseUrl: string): DescMethod | undefined {
+  const prefix = new URL(baseUrl).pathname.replace(/\/+$/, "");
+  const path = new URL(request.url).pathname.slice(prefix.length);
+  for (const service of folioServices) {
+    for (const method of service.methods) {
+      if (!hasRestBinding(method)) continue;
+      const binding = restBinding(method);
+      if (binding.verb === request.method && binding.pathPattern.test(path)) return method;
+    }
+  }
+  return undefined;
+}
+
+/** The idempotency key a JSON request body carries, or "". */
+async function bodyRequestId(request: Request, method: DescMethod): Promise<string> {
+  const field = requestIdField(method);
+  if (field === undefined || request.body === null) return "";
+  const body: unknown = await request
+    .clone()
+    .json()
+    .catch(() => undefined);
+  if (typeof body !== "object" || body === null) return "";
+  const value =
+    (body as Record<string, unknown>)[field.jsonName] ?? (body as Record<string, unknown>)[field.name];
+  return typeof value === "string" ? value : "";
 }
 
 /** The error a REST answer stands for, read from a copy of it (the caller still gets the body). */

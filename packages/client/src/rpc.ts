@@ -1,8 +1,8 @@
 import { Code, ConnectError, createContextKey, type Interceptor } from "@connectrpc/connect";
 import { currentToken, type TokenSource } from "./auth.js";
 import { FolioError } from "./errors.js";
+import { fillRequestId, mayRetry } from "./method-policy.js";
 import { type RetryOptions, withRetries } from "./retry.js";
-import { isRead, takesRequestId } from "./safety.js";
 
 /** The epoch ms at which a call gives up (its `timeoutMs`), for the retries to respect. */
 export const deadlineKey = createContextKey<number | undefined>(undefined, { description: "folio deadline" });
@@ -17,31 +17,25 @@ export const typedErrors: Interceptor = (next) => async (req) => {
 };
 
 /**
- * Gives a call of a method that takes an idempotency key (`request_id`) one, made once before its
- * first attempt, unless the caller set one: every retry of it then names the same request, and
- * the server creates one folder however many attempts reach it.
+ * Gives a call of a method that takes an idempotency key (AIP-155 `request_id`) one, made once
+ * before its first attempt, unless the caller set one: every retry of it then names the same
+ * request, and the server acts on it once however many attempts reach it.
  */
 export const idempotencyKeys: Interceptor = (next) => async (req) => {
-  if (!req.stream && takesRequestId(req.method)) {
-    const message = req.message as { requestId?: string };
-    if (message.requestId === undefined || message.requestId === "") message.requestId = crypto.randomUUID();
-  }
+  if (!req.stream) fillRequestId(req.method, req.message);
   return await next(req);
 };
 
 /**
- * Retries a unary call that failed with `unavailable`, `resource_exhausted` or `aborted`, when a
- * retry is safe: a read, or a call that carries an idempotency key. Waits the Retry-After Folio
- * sends (a response header or trailer), else backs off exponentially with jitter; stops after
- * `maxAttempts`, when the call's signal aborts, or when the next attempt would start past its
- * deadline.
+ * Retries a unary call that failed with `unavailable`, `resource_exhausted` or `aborted`, when the
+ * method's proto makes a retry safe (see method-policy.ts): it is declared idempotent, or its
+ * request carries an idempotency key. Waits the Retry-After Folio sends (a response header or
+ * trailer), else backs off exponentially with jitter; stops after `maxAttempts`, when the call's
+ * signal aborts, or when the next attempt would start past its deadline.
  */
 export function retries(options: RetryOptions): Interceptor {
   return (next) => async (req) => {
-    if (req.stream) return await next(req);
-    const message = req.message as { requestId?: string };
-    const safe = isRead(req.method) || (takesRequestId(req.method) && (message.requestId ?? "") !== "");
-    if (!safe) return await next(req);
+    if (req.stream || !mayRetry(req.method, req.message)) return await next(req);
     return await withRetries(() => next(req), {
       ...options,
       signal: req.signal,

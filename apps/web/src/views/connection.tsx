@@ -4,10 +4,11 @@ import type { Protocol } from "../connection.js";
 import { useConnection } from "../connection-context.js";
 import { navigate } from "../router.js";
 import { ROUTES } from "../routes.js";
+import { API_SCOPES } from "../scopes.js";
 import { summariseToken } from "../token.js";
 
 const PROTOCOLS: readonly { value: Protocol; label: string; hint: string }[] = [
-  { value: "connect", label: "Connect", hint: "JSON over HTTP POST" },
+  { value: "connect", label: "Connect", hint: "JSON over HTTP: reads as cacheable GETs" },
   { value: "grpc-web", label: "gRPC-Web", hint: "binary protobuf, gRPC status in headers" },
 ];
 
@@ -52,7 +53,7 @@ export function ConnectionView() {
           <div className={`field${summary === undefined && token.trim() !== "" ? " field--invalid" : ""}`}>
             <label htmlFor="token">Access token</label>
             <p className="hint" id="token-hint">
-              A bearer token (JWT) with the scopes <code>project:read</code> and <code>files:upload</code>. It
+              A bearer token (JWT) with the scopes of the calls you make; the API's are <ScopeList />. It
               stays in this browser tab (session storage). Opening the app at <code>…/#token=…</code> fills it
               in.
             </p>
@@ -165,6 +166,22 @@ export function ConnectionView() {
       </div>
     </>
   );
+}
+
+/** The API's scopes in a sentence, each with what it allows (its description, made a clause). */
+function ScopeList() {
+  return API_SCOPES.map((scope, i) => (
+    <span key={scope.name}>
+      {i === 0 ? "" : i === API_SCOPES.length - 1 ? " and " : ", "}
+      <code>{scope.name}</code> ({clause(scope.description)})
+    </span>
+  ));
+}
+
+/** "Create folders." as "create folders", to sit inside a sentence. */
+function clause(description: string): string {
+  const text = description.trim().replace(/\.$/, "");
+  return text.charAt(0).toLowerCase() + text.slice(1);
 }
 
 function ExpiryText({ expiresAt }: { expiresAt: Date }) {

@@ -1,10 +1,12 @@
 import { useMutation } from "@connectrpc/connect-query";
 import { CreateFolderRequestSchema, type Folder, FolderService } from "@folio/proto";
-import { type FormEvent, useRef, useState } from "react";
+import { type FormEvent, useState } from "react";
 import { describedBy, ErrorSummary, FieldError, TextField, useSecondsLeft } from "../components.js";
 import { useConnection } from "../connection-context.js";
 import { describeError, type ErrorReport } from "../errors.js";
+import { FolderIcon } from "../folder-icon.js";
 import { checkRequest } from "../form-checks.js";
+import { useRequestIds } from "../request-id.js";
 import { Link } from "../router.js";
 import { ROUTES } from "../routes.js";
 
@@ -39,9 +41,7 @@ export function NewFolderView() {
   const [submitCount, setSubmitCount] = useState(0);
   // What the browser's check of the rules found on the last submit; nothing was sent then.
   const [checked, setChecked] = useState<ErrorReport | undefined>(undefined);
-  // One idempotency key per distinct request: a double submit or a retry of the same values
-  // creates one folder; changed values are a new request with a new key.
-  const key = useRef<{ request: string; id: string } | undefined>(undefined);
+  const requestIds = useRequestIds();
 
   const [retryAt, setRetryAt] = useState<number | undefined>(undefined);
   const errorContext = {
@@ -54,7 +54,7 @@ export function NewFolderView() {
   const mutation = useMutation(FolderService.method.createFolder, {
     onSuccess: (response) => {
       if (response.folder) setCreated((list) => [response.folder as Folder, ...list]);
-      key.current = undefined;
+      requestIds.forget();
       setName("");
     },
     onError: (error) => {
@@ -73,16 +73,15 @@ export function NewFolderView() {
       ...(color === undefined ? {} : { color }),
       ...(parentId.trim() === "" ? {} : { parentId: parentId.trim() }),
     };
-    const fingerprint = JSON.stringify(request);
-    if (key.current?.request !== fingerprint) key.current = { request: fingerprint, id: randomId() };
+    const requestId = requestIds.keyFor(request);
     setSubmitCount((n) => n + 1);
-    const refused = checkRequest(CreateFolderRequestSchema, { ...request, requestId: key.current.id });
+    const refused = checkRequest(CreateFolderRequestSchema, { ...request, requestId });
     setChecked(refused);
     if (refused !== undefined) {
       mutation.reset();
       return;
     }
-    mutation.mutate({ ...request, requestId: key.current.id });
+    mutation.mutate({ ...request, requestId });
   };
   const justCreated = mutation.isSuccess ? mutation.data.folder : undefined;
 
@@ -265,25 +264,4 @@ function ColourPicker({
       <FieldError id="folder-colour" message={error} />
     </fieldset>
   );
-}
-
-/** A folder glyph in the folder's colour (grey when it has none). */
-export function FolderIcon({ color }: { color: string | undefined }) {
-  return (
-    <svg className="folder-icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
-      <path
-        d="M3 7.5A2.5 2.5 0 0 1 5.5 5h3.6a2 2 0 0 1 1.5.7l1.2 1.3h6.7A2.5 2.5 0 0 1 21 9.5v8A2.5 2.5 0 0 1 18.5 20h-13A2.5 2.5 0 0 1 3 17.5z"
-        fill={color ?? "var(--folder-none)"}
-      />
-    </svg>
-  );
-}
-
-/** A random UUID (v4); crypto.randomUUID exists only on secure origins, getRandomValues everywhere. */
-function randomId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  bytes[6] = ((bytes[6] as number) & 0x0f) | 0x40;
-  bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80;
-  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
