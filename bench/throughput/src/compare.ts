@@ -1,8 +1,10 @@
-// Throughput comparison (issues 15 and 20): Folio over REST, Connect (JSON and binary), gRPC-Web and
-// gRPC against three hand-written services with the same semantics, Fastify 5 + pg and bare
+// Throughput comparison (issues 15, 20 and 39): Folio over REST, Connect (JSON and binary), gRPC-Web
+// and gRPC against hand-written services with the same semantics, Fastify 5 + pg and bare
 // node:http + pg over REST, @grpc/grpc-js + pg over gRPC (fastify-service.ts, node-http-service.ts,
-// grpc-js-service.ts, sharing baseline/), on one fresh database, one ES256 key and one token, each
-// server a child process of its own with a pool of 10 connections.
+// grpc-js-service.ts, sharing baseline/), and the Go stack, grpc-go + pgx over gRPC and
+// grpc-gateway in front of it over REST (go/, built by go-peer/build.ts), on one fresh database,
+// one ES256 key and one token, each server a child process of its own with a pool of 10
+// connections.
 //
 // Workloads: ListProjects of 10 and of 1000 rows (first page), the 1000 rows over REST with
 // `Accept-Encoding: gzip` and with `br` (Folio's REST alone: the baselines do not compress),
@@ -10,7 +12,8 @@
 // that rotates, so a slow moment of the machine is shared out. Printed per workload: req/s (median
 // of rounds), paired per-round ratios with their spread, server CPU per request (utime + stime of
 // the server's pid over the sample), bytes on the wire per response (wrk's count, headers included),
-// RSS, non-2xx responses, p50/p99 latency; and cold starts.
+// peak RSS and heap bytes allocated per request over the sample, non-2xx responses, p50/p99
+// latency; and cold starts.
 //
 //   node bench/throughput/src/compare.ts --help
 //
@@ -34,10 +37,11 @@ import {
   type Workload,
 } from "./compare/contestants.ts";
 import { type BenchDatabase, createBenchDatabase, seedProjects } from "./compare/database.ts";
+import { availableContestants, prepareGoPeer } from "./compare/go-contestants.ts";
+import { measureSample } from "./compare/measure.ts";
 import { preflight } from "./compare/preflight.ts";
-import { cpuMs, rssBytes, waitUntilIdle } from "./compare/proc-stats.ts";
+import { waitUntilIdle } from "./compare/proc-stats.ts";
 import { type Measured, printReport, printSummary, type Results } from "./compare/report.ts";
-import { throughput } from "./compare/sample.ts";
 import {
   type RunningServer,
   SERVER_ENTRY,
@@ -59,7 +63,13 @@ if (args === "help") {
   console.log(USAGE);
   process.exit(0);
 }
-const options = args;
+const available = availableContestants(args.contestants);
+for (const note of available.notes) console.error(note);
+if (available.contestants.length === 0) {
+  console.error("no contestant can run here");
+  process.exit(2);
+}
+const options = { ...args, contestants: available.contestants };
 
 const needsH2load =
   options.contestants.some((c) => GRPC_CONTESTANTS.includes(c)) &&
@@ -130,7 +140,7 @@ async function compare(): Promise<boolean> {
     readyToken: token,
   });
 
-  console.log(`# Throughput: Folio against hand-written Fastify, node:http and grpc-js services\n`);
+  console.log(`# Throughput: Folio against hand-written Fastify, node:http, grpc-js and Go services\n`);
   console.log(
     `database ${database.name} on ${new URL(options.databaseUrl).host}: ${options.projects} projects in the measured org, 4 other orgs of 1000`,
   );
@@ -144,6 +154,7 @@ async function compare(): Promise<boolean> {
     `Folio: ${SERVER_ENTRY.folio}, DATABASE_POOL_SIZE=${options.pool}, rate limits off, METRICS_PORT=off, LOG_LEVEL=warn`,
   );
   console.log(`machine: ${machine()}`);
+  for (const note of [...available.notes, ...prepareGoPeer(options.contestants)]) console.log(note);
 
   const kinds = [...new Set(options.contestants.map((c) => SERVER_OF[c]))];
   const coldKinds = (["folio", "fastify"] as const).filter((kind) => kinds.includes(kind));
@@ -160,7 +171,7 @@ async function compare(): Promise<boolean> {
       await mkdir(profileDir, { recursive: true });
       execArgv.push("--cpu-prof", "--cpu-prof-dir", profileDir);
     }
-    const server = await startServer(kind, setup, { execArgv });
+    const server = await startServer(kind, setup, { execArgv, probe: true });
     cleanups.push(() => server.stop());
     servers.set(kind, server);
   }
@@ -207,30 +218,20 @@ async function compare(): Promise<boolean> {
     options.workloads.filter((workload) => ACCEPT_ENCODING[workload] === undefined),
     options.workloads.filter((workload) => ACCEPT_ENCODING[workload] !== undefined),
   ];
-  /** One sample of a contestant under a workload, after its warm-up, recorded and printed. */
+  const sampleSetup = {
+    serverOf: (contestant: Contestant) => servers.get(SERVER_OF[contestant]) as RunningServer,
+    driveOf: (contestant: Contestant, workload: Workload) =>
+      drives.get(`${contestant}/${workload}`) as ReturnType<typeof driveOf>,
+    load,
+    warmup: options.warmup,
+    duration: options.duration,
+    rounds: options.rounds,
+    runTag,
+    settle,
+  };
   const measure = async (contestant: Contestant, workload: Workload, round: number) => {
-    const server = servers.get(SERVER_OF[contestant]) as RunningServer;
-    const drive = drives.get(`${contestant}/${workload}`) as ReturnType<typeof driveOf>;
-    const prefix = `${runTag}-${contestant}-${workload}-r${round + 1}`;
-    if (options.warmup > 0) {
-      await drive.run(server.url, `${prefix}-w`, { ...load, seconds: options.warmup });
-      await settle();
-    }
-    const cpuBefore = cpuMs(server.pid);
-    const sample = await drive.run(server.url, prefix, { ...load, seconds: options.duration });
-    const cpu = cpuMs(server.pid) - cpuBefore;
-    const measured: Measured = {
-      sample,
-      cpuMsPerRequest: sample.requests > 0 ? cpu / sample.requests : Number.NaN,
-      rssBytes: rssBytes(server.pid),
-    };
-    // The requests the load generator left in flight are worked off before the next sample.
-    await settle();
+    const measured = await measureSample(sampleSetup, contestant, workload, round);
     results.get(workload)?.get(contestant)?.push(measured);
-    console.log(
-      `round ${round + 1}/${options.rounds}  ${workload.padEnd(9)}  ${contestant.padEnd(19)}  ${throughput(sample).toFixed(0).padStart(6)} req/s  ` +
-        `${measured.cpuMsPerRequest.toFixed(3)} CPU ms/req  non-2xx ${sample.failures}  errors ${sample.errors}`,
-    );
   };
   for (const phase of phases) {
     for (let round = 0; round < options.rounds; round++) {

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { CONTESTANTS, type Contestant, WORKLOADS, type Workload } from "./contestants.ts";
+import { CONTESTANTS, type Contestant, GO_CONTESTANTS, WORKLOADS, type Workload } from "./contestants.ts";
 import { DEFAULT_SERVER_URL } from "./database.ts";
 
 export const USAGE = `Usage: node bench/throughput/src/compare.ts [flags]   (after building the server:
@@ -13,7 +13,8 @@ export const USAGE = `Usage: node bench/throughput/src/compare.ts [flags]   (aft
   --connections N      concurrent connections, one request in flight each (default 50)
   --threads N          load generator threads (wrk -t, h2load -t; default 1)
   --workloads LIST     of ${WORKLOADS.join(",")} (default all)
-  --contestants LIST   of ${CONTESTANTS.join(",")} (default all)
+  --contestants LIST   of ${CONTESTANTS.join(",")} (default all; go-grpc and go-gateway need
+                       Go and Debian's packages of its stack, and are reported unavailable without)
   --projects N         projects of the measured organisation (default 5000, at least 2000)
   --pool N             database connections of every server (default 10)
   --cold-starts N      cold starts of Folio and Fastify each, median printed (default 3; 0: none)
@@ -82,6 +83,9 @@ export function readArgs(argv: readonly string[]): CompareArgs | "help" {
   };
   const contestants = list("contestants", values.contestants, CONTESTANTS);
   const profile = values.profile === undefined ? undefined : list("profile", values.profile, CONTESTANTS)[0];
+  if (profile !== undefined && GO_CONTESTANTS.includes(profile)) {
+    throw new Error("--profile runs a Node server with --cpu-prof; the Go peer is not one");
+  }
   const threads = number("threads", values.threads, 1);
   const connections = number("connections", values.connections, threads);
   return {

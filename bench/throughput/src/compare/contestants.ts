@@ -3,7 +3,7 @@ import { runH2load } from "./h2load.ts";
 import { createFolderRequest, grpcFrame, listProjectsRequest } from "./protobuf.ts";
 import type { Sample } from "./sample.ts";
 import type { ServerKind } from "./servers.ts";
-import { type LoadOptions, runWrk } from "./wrk.ts";
+import { type LoadOptions, runWrk, type WrkRequest } from "./wrk.ts";
 
 export const WORKLOADS = ["list-10", "list-1000", "list-1000-gzip", "list-1000-br", "create"] as const;
 export type Workload = (typeof WORKLOADS)[number];
@@ -41,6 +41,8 @@ export const CONTESTANTS = [
   "folio-connect-proto",
   "folio-grpc-web",
   "folio-grpc",
+  "go-grpc",
+  "go-gateway",
 ] as const;
 export type Contestant = (typeof CONTESTANTS)[number];
 
@@ -54,6 +56,8 @@ export const SERVER_OF: Readonly<Record<Contestant, ServerKind>> = {
   "folio-connect-proto": "folio",
   "folio-grpc-web": "folio",
   "folio-grpc": "folio",
+  "go-grpc": "go-grpc",
+  "go-gateway": "go-gateway",
 };
 
 /** Whether a contestant runs a workload: the compressed lists are Folio's REST alone. */
@@ -62,7 +66,13 @@ export function runs(contestant: Contestant, workload: Workload): boolean {
 }
 
 /** The contestants that speak gRPC over HTTP/2 (driven by h2load and a node:http2 client, not wrk). */
-export const GRPC_CONTESTANTS: readonly Contestant[] = ["grpc-js", "folio-grpc"];
+export const GRPC_CONTESTANTS: readonly Contestant[] = ["grpc-js", "folio-grpc", "go-grpc"];
+
+/** The contestants that answer Folio's REST (`/api/v1/...`). */
+export const REST_CONTESTANTS: readonly Contestant[] = ["fastify", "node-http", "folio-rest", "go-gateway"];
+
+/** The contestants of the Go peer, built from Debian's packages (go-peer/build.ts). */
+export const GO_CONTESTANTS: readonly Contestant[] = ["go-grpc", "go-gateway"];
 
 export const CONTESTANT_TITLE: Readonly<Record<Contestant, string>> = {
   fastify: "Fastify 5 + pg, REST",
@@ -73,6 +83,8 @@ export const CONTESTANT_TITLE: Readonly<Record<Contestant, string>> = {
   "folio-connect-proto": "Folio, Connect, application/proto",
   "folio-grpc-web": "Folio, gRPC-Web, application/grpc-web+proto",
   "folio-grpc": "Folio, gRPC (h2c)",
+  "go-grpc": "grpc-go 1.33 + pgx, gRPC (h2c)",
+  "go-gateway": "grpc-gateway 1.6 in front of grpc-go 1.33 + pgx (one process), REST",
 };
 
 const LIST_PROCEDURE = "/folio.v1.ProjectService/ListProjects";
@@ -90,6 +102,25 @@ export interface Drive {
   run(baseUrl: string, prefix: string, options: LoadOptions): Promise<Sample>;
 }
 
+/** The headers of each protocol's requests. */
+function headersOf(token: string) {
+  const auth = { Authorization: `Bearer ${token}` };
+  return {
+    auth,
+    connect: { ...auth, "Connect-Protocol-Version": "1" },
+    grpcWeb: { ...auth, "Content-Type": "application/grpc-web+proto", "X-Grpc-Web": "1" },
+  };
+}
+
+/** wrk sending one request, or (a function of the run's prefix) a new folder name each time. */
+function wrk(request: WrkRequest | ((prefix: string) => WrkRequest)): Drive {
+  return {
+    client: "wrk (HTTP/1.1)",
+    run: (baseUrl, prefix, options) =>
+      runWrk(baseUrl, typeof request === "function" ? request(prefix) : request, options),
+  };
+}
+
 /**
  * The load of a contestant and workload. `okDataBytes` is what a successful gRPC ListProjects
  * response of that contestant and workload carries (from the preflight), to count gRPC failures
@@ -101,21 +132,13 @@ export function driveOf(
   token: string,
   okDataBytes: number | undefined,
 ): Drive {
-  const auth = { Authorization: `Bearer ${token}` };
-  const connect = { ...auth, "Connect-Protocol-Version": "1" };
-  const grpcWeb = { ...auth, "Content-Type": "application/grpc-web+proto", "X-Grpc-Web": "1" };
-  const wrk = (
-    request: Parameters<typeof runWrk>[1] | ((prefix: string) => Parameters<typeof runWrk>[1]),
-  ): Drive => ({
-    client: "wrk (HTTP/1.1)",
-    run: (baseUrl, prefix, options) =>
-      runWrk(baseUrl, typeof request === "function" ? request(prefix) : request, options),
-  });
+  const { auth, connect, grpcWeb } = headersOf(token);
   if (workload === "create") {
     switch (contestant) {
       case "fastify":
       case "node-http":
       case "folio-rest":
+      case "go-gateway":
         return wrk((prefix) => ({
           method: "POST",
           path: "/api/v1/folders",
@@ -149,6 +172,7 @@ export function driveOf(
         };
       case "grpc-js":
       case "folio-grpc":
+      case "go-grpc":
         return {
           client: "node:http2 client (in compare.ts; h2load cannot vary the body)",
           run: (baseUrl, prefix, options) =>
@@ -169,6 +193,7 @@ export function driveOf(
     case "fastify":
     case "node-http":
     case "folio-rest":
+    case "go-gateway":
       return wrk({
         method: "GET",
         path: `/api/v1/projects?pageSize=${pageSize}`,
@@ -201,6 +226,7 @@ export function driveOf(
       };
     case "grpc-js":
     case "folio-grpc":
+    case "go-grpc":
       return {
         client: "h2load (HTTP/2 cleartext)",
         run: (baseUrl, _prefix, options) =>

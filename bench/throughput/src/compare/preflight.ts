@@ -1,5 +1,4 @@
 import { type DescMessage, equals, fromBinary, type MessageShape } from "@bufbuild/protobuf";
-import { ErrorInfoSchema, StatusSchema } from "@folio/googleapis";
 import { CreateFolderResponseSchema, type Folder, ListProjectsResponseSchema } from "@folio/proto";
 import {
   ACCEPT_ENCODING,
@@ -12,6 +11,8 @@ import {
 } from "./contestants.ts";
 import { grpcUnary, unframe } from "./grpc-unary.ts";
 import { createFolderRequest, grpcFrame, listProjectsRequest } from "./protobuf.ts";
+import { comparableRestBody } from "./rest-body.ts";
+import { sameCreateErrors } from "./same-errors.ts";
 import type { ServerKind } from "./servers.ts";
 
 /** What the preflight learnt: the size of a successful gRPC list response per contestant and workload. */
@@ -28,11 +29,12 @@ const CREATE = "/folio.v1.FolderService/CreateFolder";
 /**
  * One request of every contestant and workload before anything is measured, checked for what the
  * load generators cannot see: a list page of the asked size; the REST bodies of the REST servers
- * byte for byte equal (same rows, same page-token key: the same JSON and the same Link); every
- * protobuf answer (Connect binary, gRPC-Web, Folio's gRPC and the grpc-js service) decoded and the
- * same message; a created folder, the same but for its id, name and time on every protobuf
- * protocol; and, for the two gRPC servers, the same status, message and details for an invalid
- * name and for a name taken. Throws on the first mismatch.
+ * byte for byte equal (same rows, same page-token key: the same JSON and the same Link; the
+ * gateway's as comparableRestBody reads it); every protobuf answer (Connect binary, gRPC-Web and
+ * every gRPC server) decoded and the same message; a created folder, the same but for its id, name
+ * and time on every protobuf protocol; and the same refusals of an invalid name and of a name
+ * taken on every gRPC server, and on every REST one (sameCreateErrors). Throws on the first
+ * mismatch.
  */
 export async function preflight(
   urls: ReadonlyMap<ServerKind, string>,
@@ -129,13 +131,7 @@ export async function preflight(
           `create: the CreateFolderResponse of ${[...folders.keys()].join(", ")} decoded: the same but for id, name and time`,
         );
       }
-      const grpcServers = contestants.filter((c) => GRPC_CONTESTANTS.includes(c));
-      if (grpcServers.length === 2) {
-        await sameGrpcErrors(grpcServers.map(urlOf), auth, `${prefix}-preflight-${grpcServers[0]}`);
-        notes.push(
-          "create: grpc-js and Folio's gRPC answer an empty name and a name taken with the same status, message and details",
-        );
-      }
+      notes.push(...(await sameCreateErrors(contestants, urlOf, auth, prefix)));
       continue;
     }
 
@@ -190,7 +186,10 @@ export async function preflight(
       expect(projects.length === pageSize, `${what}: ${projects.length} projects, not ${pageSize}`);
       expect(response.headers.get("link") !== null, `${what}: no Link header`);
       // Page tokens are sealed with a random nonce: compared as where they stand.
-      restBodies.set(contestant, sealed(`${response.headers.get("link")}\n${body}`));
+      restBodies.set(
+        contestant,
+        sealed(`${response.headers.get("link")}\n${comparableRestBody(contestant, body)}`),
+      );
     }
     const bodies = [...restBodies];
     if (bodies.length > 1) {
@@ -233,50 +232,6 @@ function isProtobuf(contestant: Contestant): boolean {
     GRPC_CONTESTANTS.includes(contestant) ||
     contestant === "folio-grpc-web" ||
     contestant === "folio-connect-proto"
-  );
-}
-
-/**
- * The two gRPC servers refuse the same bad requests the same way: an empty name (invalid_argument
- * with a google.rpc.BadRequest), and a name another folder holds, case-folded (already_exists
- * with a google.rpc.ErrorInfo naming that folder).
- */
-async function sameGrpcErrors(
-  urls: readonly string[],
-  auth: Readonly<Record<string, string>>,
-  takenName: string,
-): Promise<void> {
-  const statuses = async (request: Uint8Array) =>
-    Promise.all(
-      urls.map(async (url) => {
-        const reply = await grpcUnary(url, CREATE, auth, request);
-        const details =
-          reply.statusDetails === undefined ? undefined : fromBinary(StatusSchema, reply.statusDetails);
-        return { reply, details };
-      }),
-    );
-  const [a, b] = await statuses(createFolderRequest(" "));
-  expect(
-    a?.reply.grpcStatus === "3" &&
-      a.reply.grpcStatus === b?.reply.grpcStatus &&
-      a.reply.grpcMessage === b.reply.grpcMessage &&
-      a.details !== undefined &&
-      b.details !== undefined &&
-      equals(StatusSchema, a.details, b.details),
-    `an empty name: ${JSON.stringify([a?.reply, b?.reply])}`,
-  );
-  const [c, d] = await statuses(createFolderRequest(takenName.toUpperCase()));
-  const reasons = [c, d].map((answer) => {
-    const info = answer?.details?.details[0];
-    return info === undefined ? undefined : fromBinary(ErrorInfoSchema, info.value).reason;
-  });
-  expect(
-    c?.reply.grpcStatus === "6" &&
-      c.reply.grpcStatus === d?.reply.grpcStatus &&
-      c.reply.grpcMessage === d.reply.grpcMessage &&
-      reasons[0] === "FOLDER_NAME_TAKEN" &&
-      reasons[1] === reasons[0],
-    `a name taken: ${JSON.stringify([c?.reply, d?.reply, reasons])}`,
   );
 }
 

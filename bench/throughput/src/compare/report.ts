@@ -7,8 +7,13 @@ export interface Measured {
   readonly sample: Sample;
   /** CPU time of the server process (all threads) over the sample, per response. */
   readonly cpuMsPerRequest: number;
-  /** Resident memory of the server process after the sample. */
-  readonly rssBytes: number;
+  /** The largest resident memory of the server process during the sample (memory.ts). */
+  readonly peakRssBytes: number;
+  /**
+   * Heap bytes the server allocated over the sample, per response, from its probe: V8's heap for
+   * Node (alloc-probe.ts), the Go heap for Go (probe.go); NaN without a probe.
+   */
+  readonly allocatedBytesPerRequest: number;
 }
 
 /** Every sample, by workload and contestant, in round order (index = round - 1). */
@@ -42,7 +47,8 @@ export function printReport(results: Results, clients: ReadonlyMap<string, strin
         `${fixed(Math.min(...rates), 0)}–${fixed(Math.max(...rates), 0)}`,
         fixed(median(measured.map((m) => m.cpuMsPerRequest)), 3),
         fixed(median(measured.map(bytesPerResponse)), 0),
-        fixed(Math.max(...measured.map((m) => m.rssBytes)) / 1024 / 1024, 0),
+        fixed(Math.max(...measured.map((m) => m.peakRssBytes)) / 1024 / 1024, 0),
+        fixed(median(measured.map((m) => m.allocatedBytesPerRequest)) / 1024, 1),
         String(failures),
         String(errors),
         fixed(median(measured.map((m) => m.sample.p50Ms)), 2),
@@ -57,7 +63,8 @@ export function printReport(results: Results, clients: ReadonlyMap<string, strin
         "min–max",
         "CPU ms/req",
         "bytes/resp",
-        "RSS MB",
+        "peak RSS MB",
+        "alloc KB/req",
         "non-2xx",
         "errors",
         "p50 ms",
@@ -82,6 +89,8 @@ export function printReport(results: Results, clients: ReadonlyMap<string, strin
     };
     for (const baseline of BASELINES) for (const folio of FOLIO) addRatio(folio, baseline);
     addRatio("folio-grpc", "grpc-js");
+    addRatio("folio-grpc", "go-grpc");
+    addRatio("folio-rest", "go-gateway");
     addRatio("folio-rest", "folio-connect-json");
     if (ratioRows.length > 0) {
       console.log(
@@ -101,6 +110,8 @@ const PEER_RATIOS: readonly (readonly [Contestant, Contestant])[] = [
   ["folio-grpc-web", "fastify"],
   ["folio-rest", "fastify"],
   ["folio-rest", "node-http"],
+  ["folio-grpc", "go-grpc"],
+  ["folio-rest", "go-gateway"],
 ];
 
 /** CPU per request of Folio's protocols against its REST path, and of Folio against the peers. */
@@ -111,12 +122,14 @@ const CPU_RATIOS: readonly (readonly [Contestant, Contestant])[] = [
   ["folio-grpc", "folio-rest"],
   ["folio-grpc", "grpc-js"],
   ["folio-rest", "fastify"],
+  ["folio-grpc", "go-grpc"],
+  ["folio-rest", "go-gateway"],
 ];
 
 /**
  * The run at a glance, workloads side by side: req/s ratios of each protocol against its peer,
- * server CPU per request of every contestant (the cost of each protocol), CPU ratios, and the
- * largest RSS of each server.
+ * server CPU per request of every contestant (the cost of each protocol), CPU ratios, and memory
+ * (printMemory).
  */
 export function printSummary(results: Results): void {
   const workloads = [...results.keys()];
@@ -176,15 +189,51 @@ export function printSummary(results: Results): void {
     console.log("\nCPU per request ratios, median of the per-round ratios (min–max; below 1: cheaper):\n");
     printTable(["ratio", ...workloads], cpu);
   }
-  // Largest RSS of each server over the workloads every contestant runs, which are measured first;
-  // then Folio's after its REST-only compressed workloads too.
+  printMemory(results, workloads, contestants);
+}
+
+/**
+ * Memory, workloads side by side: heap bytes allocated per request of every contestant, and the
+ * peak RSS of each contestant; then the largest peak of each server over the workloads every
+ * contestant runs (measured first), and Folio's after its REST-only compressed workloads too.
+ */
+function printMemory(
+  results: Results,
+  workloads: readonly Workload[],
+  contestants: readonly Contestant[],
+): void {
+  const samples = (workload: Workload, contestant: Contestant) => results.get(workload)?.get(contestant);
+  console.log(
+    "\nheap KB allocated per request, median over rounds (Node: V8 heap, Buffers not counted; Go: runtime.MemStats.TotalAlloc):\n",
+  );
+  printTable(
+    ["contestant", ...workloads],
+    contestants.map((c) => [
+      c,
+      ...workloads.map((w) =>
+        fixed(median(samples(w, c)?.map((m) => m.allocatedBytesPerRequest) ?? []) / 1024, 1),
+      ),
+    ]),
+  );
+  console.log(
+    "\npeak RSS MB during the samples, largest over rounds (the Folio contestants share one process):\n",
+  );
+  printTable(
+    ["contestant", ...workloads],
+    contestants.map((c) => [
+      c,
+      ...workloads.map((w) =>
+        fixed(Math.max(...(samples(w, c)?.map((m) => m.peakRssBytes) ?? [])) / 1048576, 0),
+      ),
+    ]),
+  );
   const largestRss = (among: readonly Workload[]) => {
     const rss = new Map<string, number>();
     for (const w of among) {
       for (const c of contestants) {
         for (const m of samples(w, c) ?? []) {
           const server = SERVER_OF[c];
-          rss.set(server, Math.max(rss.get(server) ?? 0, m.rssBytes));
+          rss.set(server, Math.max(rss.get(server) ?? 0, m.peakRssBytes));
         }
       }
     }
@@ -193,7 +242,7 @@ export function printSummary(results: Results): void {
   const megabytes = (bytes: number | undefined) => `${fixed((bytes ?? 0) / 1024 / 1024, 0)} MB`;
   const shared = workloads.filter((w) => ACCEPT_ENCODING[w] === undefined);
   console.log(
-    `\nRSS under load, largest after any sample of ${shared.join(", ")}: ${[...largestRss(shared)].map(([server, bytes]) => `${server} ${megabytes(bytes)}`).join(", ")}`,
+    `\npeak RSS of each server during any sample of ${shared.join(", ")}: ${[...largestRss(shared)].map(([server, bytes]) => `${server} ${megabytes(bytes)}`).join(", ")}`,
   );
   if (shared.length < workloads.length) {
     console.log(

@@ -5,17 +5,19 @@ import http from "node:http";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort } from "@folio/test-support/ports";
+import { GO_PEER_BINARY } from "../go-peer/build.ts";
 import { grpcUnary } from "./grpc-unary.ts";
 import { listProjectsRequest } from "./protobuf.ts";
 import { AUDIENCE, ISSUER } from "./tokens.ts";
 
-/** The four servers of the comparison. */
-export type ServerKind = "folio" | "fastify" | "node-http" | "grpc-js";
+/** The servers of the comparison. */
+export type ServerKind = "folio" | "fastify" | "node-http" | "grpc-js" | "go-grpc" | "go-gateway";
 
 /**
  * What each server runs: Folio's build (or the one `FOLIO_MAIN` names, say a checkout of an
- * earlier commit, to measure before and after a change), and the three baselines from source (Node
- * strips their types).
+ * earlier commit, to measure before and after a change), the three Node baselines from source
+ * (Node strips their types), and the Go peer's binary (go-peer/build.ts builds it) in one of its
+ * two modes.
  */
 export const SERVER_ENTRY: Readonly<Record<ServerKind, string>> = {
   folio:
@@ -23,7 +25,22 @@ export const SERVER_ENTRY: Readonly<Record<ServerKind, string>> = {
   fastify: fileURLToPath(new URL("../fastify-service.ts", import.meta.url)),
   "node-http": fileURLToPath(new URL("../node-http-service.ts", import.meta.url)),
   "grpc-js": fileURLToPath(new URL("../grpc-js-service.ts", import.meta.url)),
+  "go-grpc": GO_PEER_BINARY,
+  "go-gateway": GO_PEER_BINARY,
 };
+
+/** The servers that answer gRPC only (the others answer an authenticated REST list). */
+const GRPC_ONLY: readonly ServerKind[] = ["grpc-js", "go-grpc"];
+
+/** What loads the allocation probe into a Node server: see alloc-probe.ts. */
+const ALLOC_PROBE = fileURLToPath(new URL("../alloc-probe.ts", import.meta.url));
+
+/** The program and arguments of a server: Node with its entry, or the Go peer in its mode. */
+function command(kind: ServerKind, entry: string, execArgv: readonly string[]): [string, string[]] {
+  if (kind === "go-grpc") return [entry, ["grpc"]];
+  if (kind === "go-gateway") return [entry, ["rest"]];
+  return [process.execPath, [...execArgv, entry]];
+}
 
 /** The database, keys and secrets every server gets, and the pool size. */
 export interface ServerSetup {
@@ -59,6 +76,8 @@ export interface RunningServer {
   readonly logFile: string;
   /** From spawn to the first successful authenticated ListProjects, in milliseconds. */
   readonly startMs: number;
+  /** Where its allocation probe answers (alloc-probe.ts, the Go peer's probe.go), when it has one. */
+  readonly probeUrl: string | undefined;
   /** SIGTERM, then SIGKILL after 20 s; resolves when it has exited. */
   stop(): Promise<void>;
 }
@@ -94,7 +113,7 @@ export function serverEnv(kind: ServerKind, setup: ServerSetup, port: number): R
 
 /**
  * Starts a server and waits until an authenticated ListProjects of one row succeeds (polled every
- * `pollMs`; `GET /api/v1/projects?pageSize=1`, or the gRPC call for the grpc-js service), which is
+ * `pollMs`; `GET /api/v1/projects?pageSize=1`, or the gRPC call for the gRPC-only servers), which is
  * also its cold start time. `execArgv` goes to Node (a CPU
  * profile, say). Output goes to `<dir>/<name>.log`.
  */
@@ -107,18 +126,25 @@ export async function startServer(
     readonly pollMs?: number;
     /** Another build of this kind of server to run (a Folio `dist/main.js`). */
     readonly entry?: string;
+    /** Serve the allocation probe, on a port of its own (for the benchmark's samples only). */
+    readonly probe?: boolean;
   } = {},
 ): Promise<RunningServer> {
   const port = await freePort();
+  const probePort = options.probe === true ? await freePort() : undefined;
   const logFile = join(setup.dir, `${options.name ?? kind}.log`);
   const fd = openSync(logFile, "a");
   let child: ChildProcess;
+  const env = serverEnv(kind, setup, port);
+  const execArgv = [...(options.execArgv ?? [])];
+  if (probePort !== undefined) {
+    env.BENCH_PROBE_PORT = String(probePort);
+    execArgv.unshift(`--import=${ALLOC_PROBE}`);
+  }
+  const [program, args] = command(kind, options.entry ?? SERVER_ENTRY[kind], execArgv);
   const started = performance.now();
   try {
-    child = spawn(process.execPath, [...(options.execArgv ?? []), options.entry ?? SERVER_ENTRY[kind]], {
-      env: serverEnv(kind, setup, port),
-      stdio: ["ignore", fd, fd],
-    });
+    child = spawn(program, args, { env, stdio: ["ignore", fd, fd] });
   } finally {
     closeSync(fd);
   }
@@ -147,12 +173,13 @@ export async function startServer(
     }
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 50));
   }
-  return { kind, pid: child.pid ?? -1, url, logFile, startMs: performance.now() - started, stop };
+  const probeUrl = probePort === undefined ? undefined : `http://127.0.0.1:${probePort}/allocated`;
+  return { kind, pid: child.pid ?? -1, url, logFile, startMs: performance.now() - started, probeUrl, stop };
 }
 
 /** Whether an authenticated ListProjects of one row succeeds. */
 async function serves(kind: ServerKind, url: string, token: string): Promise<boolean> {
-  if (kind !== "grpc-js") return (await listStatus(url, token)) === 200;
+  if (!GRPC_ONLY.includes(kind)) return (await listStatus(url, token)) === 200;
   try {
     const reply = await grpcUnary(
       url,

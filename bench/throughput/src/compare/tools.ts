@@ -16,7 +16,8 @@ export function missingTools(needed: readonly (keyof typeof TOOLS)[]): {
   };
 }
 
-function onPath(binary: string): boolean {
+/** Whether an executable `binary` is on PATH. */
+export function onPath(binary: string): boolean {
   for (const directory of (process.env.PATH ?? "").split(delimiter)) {
     if (directory === "") continue;
     try {
