@@ -84,7 +84,7 @@ const lines = [
   `Redis: ${cluster.redis.url}`,
   `Logs and configuration: ${cluster.dir}`,
   "",
-  `A token for org ${orgId}, both scopes, valid 12 h:`,
+  `A token for org ${orgId}, every scope of the API, valid 12 h:`,
   `  export FOLIO_TOKEN=${token}`,
   `  curl -s ${cluster.url}/api/v1/projects -H "Authorization: Bearer $FOLIO_TOKEN"`,
   `  grpcurl -plaintext -H "authorization: Bearer $FOLIO_TOKEN" ${new URL(cluster.url).host} list`,

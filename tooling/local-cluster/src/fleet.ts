@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { apiScopeNames } from "@folio/api-document";
 import { createTestIssuer, type TestIssuer } from "@folio/test-support/tokens";
 import { type FolioInstance, serverBuild, startFolioInstance } from "./folio-instance.ts";
 import { type HAProxy, startHAProxy } from "./haproxy.ts";
@@ -20,7 +21,8 @@ export interface FleetSecrets {
 
 /** Creates a cluster's token issuer, writes its JWKS under `dir`, and picks a page-token key. */
 export async function createFleetSecrets(dir: string): Promise<FleetSecrets> {
-  const issuer = await createTestIssuer();
+  // Every scope of the API: the token the CLI prints reaches every method.
+  const issuer = await createTestIssuer({ scopes: apiScopeNames });
   const jwksFile = join(dir, "jwks.json");
   await writeFile(jwksFile, JSON.stringify(issuer.jwks));
   return { issuer, jwksFile, pageTokenSecret: randomBytes(32).toString("base64url") };

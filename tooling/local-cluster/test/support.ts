@@ -67,7 +67,7 @@ export async function rest(
   };
 }
 
-/** A token of a new organisation and user, both scopes, valid for the test's length. */
+/** A token of a new organisation and user, every scope of the API, valid for the test's length. */
 export function newToken(
   cluster: Pick<Cluster | HaCluster, "issuer">,
   claims: Record<string, unknown> = {},
