@@ -2,7 +2,7 @@ import { fromJson, type JsonObject } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import {
   BadRequestSchema,
-  codeFromHttpStatus,
+  clientCodeFromHttpStatus,
   codeFromString,
   codeToString,
   ErrorInfoSchema,
@@ -78,7 +78,7 @@ export function folioErrorFromRest(status: number, headers: Headers, body: unkno
   const envelope = isObject(body) && isObject(body.error) ? body.error : undefined;
   const code =
     (typeof envelope?.code === "string" ? codeFromString(envelope.code) : undefined) ??
-    codeFromHttpStatus(status);
+    clientCodeFromHttpStatus(status);
   const message = typeof envelope?.message === "string" ? envelope.message : `HTTP ${status}`;
   const details = (Array.isArray(envelope?.details) ? envelope.details : []).flatMap((detail: unknown) => {
     if (!isObject(detail)) return [];

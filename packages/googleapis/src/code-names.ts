@@ -45,8 +45,15 @@ export function codeToHttpStatus(code: Code): number {
   return statusOf.get(code) ?? 500;
 }
 
-/** The code of an HTTP status answered without one (the Connect protocol's "HTTP to error code"). */
-export function codeFromHttpStatus(status: number): Code {
+/**
+ * HTTP status to code, on the client's side: the code a client reads from a response that carries
+ * only a status, such as a proxy's error page (the Connect protocol's "HTTP to Error Code", which
+ * connect-es's clients use). It reads 400 as `internal` and 404 as `unimplemented`: a response
+ * without a code was not the server's answer to the call. Used by @folio/client for a REST error
+ * without the envelope. The server's own reading of its uncoded answers is @folio/rpc-protocols'
+ * reportedCodeFromHttpStatus.
+ */
+export function clientCodeFromHttpStatus(status: number): Code {
   switch (status) {
     case 400:
       return Code.Internal;

@@ -9,7 +9,7 @@
  * that there is one descriptor of each type in a process.
  */
 
-export { codeFromHttpStatus, codeFromString, codeToHttpStatus, codeToString } from "./code-names.js";
+export { clientCodeFromHttpStatus, codeFromString, codeToHttpStatus, codeToString } from "./code-names.js";
 export * from "./gen/google/api/annotations_pb.js";
 export * from "./gen/google/api/field_behavior_pb.js";
 export * from "./gen/google/api/http_pb.js";

@@ -9,16 +9,19 @@ export function codeOfError(error?: unknown): string {
 }
 
 /**
- * The code of an answer that carries none, by its HTTP status (google.rpc.Code's mapping, read
- * backwards): the server's own HTTP routes, and the few answers of connect-es given before a call
- * exists (an unsupported content type: 415).
+ * HTTP status to code, on the server's side: the code the server reports (access log, metrics)
+ * for an answer of its own that carries none, by its status. google.rpc.Code's documented
+ * statuses read backwards, so 400 is `invalid_argument` and 404 `not_found`, as the server means
+ * them. Used for the server's own HTTP routes (apps/server's request record) and the few answers
+ * of connect-es given before a call exists (rpc-handler.ts: an unsupported content type, 415).
+ * Not what a client reads from such a status: that is @folio/googleapis' clientCodeFromHttpStatus.
  */
-export function codeOfStatus(status: number): string {
+export function reportedCodeFromHttpStatus(status: number): string {
   if (status < 400) return "ok";
-  return codeToString(CODE_OF_STATUS[status] ?? Code.Unknown);
+  return codeToString(REPORTED_CODE_OF_STATUS[status] ?? Code.Unknown);
 }
 
-const CODE_OF_STATUS: Readonly<Record<number, Code>> = {
+const REPORTED_CODE_OF_STATUS: Readonly<Record<number, Code>> = {
   400: Code.InvalidArgument,
   401: Code.Unauthenticated,
   403: Code.PermissionDenied,

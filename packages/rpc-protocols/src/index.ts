@@ -8,10 +8,12 @@
 // protocol's answer (protocol-connect/, protocol-grpc/, protocol-grpc-web/), written in one go
 // (write-unary-answer.ts).
 
-export { codeOfCallEnd, codeOfError, codeOfStatus } from "./answer-code.js";
+export { codeOfCallEnd, codeOfError, reportedCodeFromHttpStatus } from "./answer-code.js";
 export { callEndKey, recordAnsweredCode } from "./answered-code-gate.js";
 export type { CallReport, CallReportingHandler } from "./call-report.js";
 export { type RpcProtocol, rpcProtocolOf, wireTypeOf } from "./detect-protocol.js";
+export { entityTag, matchesIfNoneMatch } from "./entity-tag.js";
+export type { GetCaching } from "./get-caching.js";
 export { callServerStream, callUnary } from "./in-process/call-in-process.js";
 export { clientGoneReason } from "./in-process/client-gone.js";
 export {

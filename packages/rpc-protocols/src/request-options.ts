@@ -1,4 +1,4 @@
-import type { JsonReadOptions, JsonWriteOptions } from "@bufbuild/protobuf";
+import type { BinaryReadOptions, JsonReadOptions, JsonWriteOptions } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { compressionBrotli, compressionGzip } from "@connectrpc/connect-node";
 import type { Compression } from "./connect-internals.js";
@@ -8,6 +8,7 @@ export interface ConnectRequestOptions {
   readonly readMaxBytes: number;
   readonly acceptCompression: Compression[];
   readonly jsonOptions: Partial<JsonReadOptions & JsonWriteOptions>;
+  readonly binaryOptions: Partial<BinaryReadOptions>;
 }
 
 /**
@@ -19,7 +20,11 @@ export interface ConnectRequestOptions {
  * - a compressed body that does not inflate (truncated, not gzip) is `invalid_argument`, not
  *   `internal`: the bytes are the client's;
  * - JSON with an unknown field, or that is not valid UTF-8, is refused (`invalid_argument`)
- *   instead of the field being dropped or the bytes stored as U+FFFD.
+ *   instead of the field being dropped or the bytes stored as U+FFFD;
+ * - binary with fields the schema does not have (a newer client's) is read, and those fields are
+ *   dropped, not kept on the message: no service reads them, and kept, each costs an object and
+ *   a view of the body (164 bytes of heap for an empty group of 4 bytes: 41 MiB for a 1 MiB body),
+ *   which made decoding such a body superlinear in the garbage collector's work.
  */
 export function connectRequestOptions(maxBodyBytes: number): ConnectRequestOptions {
   // connect-es reads the JSON text with this decoder when given one (createJsonSerialization);
@@ -34,6 +39,7 @@ export function connectRequestOptions(maxBodyBytes: number): ConnectRequestOptio
     readMaxBytes: maxBodyBytes,
     acceptCompression: [compressionGzip, compressionBrotli].map(clientFaultOnCorruptInput),
     jsonOptions,
+    binaryOptions: { readUnknownFields: false },
   };
 }
 

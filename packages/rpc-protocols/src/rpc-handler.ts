@@ -1,6 +1,6 @@
 import { Code, ConnectError, type ConnectRouter, type ContextValues } from "@connectrpc/connect";
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
-import { codeOfCallEnd, codeOfStatus } from "./answer-code.js";
+import { codeOfCallEnd, reportedCodeFromHttpStatus } from "./answer-code.js";
 import { callEndKey } from "./answered-code-gate.js";
 import type { CallReport, CallReportingHandler } from "./call-report.js";
 import type { UniversalHandler } from "./connect-internals.js";
@@ -87,7 +87,8 @@ export function createRpcHandler(router: ConnectRouter, options: RpcHandlerOptio
     if (body !== undefined) request = { ...request, body };
     handler(request)
       .then((response) => {
-        if (ANSWERED_BEFORE_A_CALL.has(response.status)) report.answered(codeOfStatus(response.status));
+        if (ANSWERED_BEFORE_A_CALL.has(response.status))
+          report.answered(reportedCodeFromHttpStatus(response.status));
         return unary ? writeUnaryResponse(response, res) : universalResponseToNodeResponse(response, res);
       })
       .catch((reason: unknown) => {

@@ -9,16 +9,18 @@ import {
 } from "@connectrpc/connect";
 import { codeOfError } from "./answer-code.js";
 import { createMethodSerializationLookup, validateReadWriteMaxBytes } from "./connect-internals.js";
+import { cachedGetAnswer, type GetCaching } from "./get-caching.js";
 import { callUnary } from "./in-process/call-in-process.js";
 import { clientGoneReason } from "./in-process/client-gone.js";
 import { createInProcessContext } from "./in-process/in-process-context.js";
 import type { RegisteredMethod } from "./in-process/transcoding-router.js";
 import type { ErrorLogger } from "./logger.js";
 import type { NodeRequest, NodeResponse } from "./node-types.js";
+import { allowsGet, queryMessageBytes } from "./protocol-connect/get-request.js";
 import { connectAnswer } from "./protocol-connect/unary-answer.js";
 import { grpcAnswer } from "./protocol-grpc/unary-answer.js";
 import { grpcWebAnswer } from "./protocol-grpc-web/unary-answer.js";
-import { bodyBytes, readBody, replayBody, singleEnvelope } from "./read-message.js";
+import { type BodyRead, bodyBytes, readBody, replayBody, singleEnvelope } from "./read-message.js";
 import type { ConnectRequestOptions } from "./request-options.js";
 import { type UnaryWire, unaryWireOf } from "./unary-wire.js";
 import { writeUnaryAnswer } from "./write-unary-answer.js";
@@ -29,6 +31,8 @@ export interface UnaryCallOptions {
   readonly registered: ReadonlyMap<string, RegisteredMethod>;
   readonly requestOptions: ConnectRequestOptions;
   readonly logger: ErrorLogger;
+  /** What successful answers to Connect GETs tell caches (see get-caching.ts); default: an ETag only. */
+  readonly getCaching?: GetCaching | undefined;
 }
 
 /** What the layer that hands a call on gives it: its context values, and where its answer's code goes. */
@@ -71,7 +75,7 @@ interface Method {
  * and async-iterable pipeline that cost as much as the call itself.
  */
 export function createUnaryCalls(options: UnaryCallOptions): UnaryCalls {
-  const { readMaxBytes, acceptCompression, jsonOptions } = options.requestOptions;
+  const { readMaxBytes, acceptCompression, jsonOptions, binaryOptions } = options.requestOptions;
   const limits = validateReadWriteMaxBytes(readMaxBytes, undefined, undefined);
   const methods = new Map<string, Method | undefined>();
   const methodOf = (requestPath: string): Method | undefined => {
@@ -86,7 +90,7 @@ export function createUnaryCalls(options: UnaryCallOptions): UnaryCalls {
             requestGate: registered.requestGate,
             serialization: createMethodSerializationLookup(
               registered.spec.method,
-              undefined,
+              binaryOptions,
               jsonOptions,
               limits,
             ),
@@ -121,13 +125,11 @@ export function createUnaryCalls(options: UnaryCallOptions): UnaryCalls {
       // The gate (authentication, rate limits) decides on the headers: a call it refuses is
       // answered without its body being read, decompressed or parsed.
       await method.requestGate(context);
-      const read = await readBody(req, envelope ? readMaxBytes + 5 : readMaxBytes);
-      const body = read.complete ? bodyBytes(read) : undefined;
-      const message = body === undefined ? undefined : requestMessage(req, body, wire);
-      if (message === undefined) {
+      const message = await requestMessageOf(req, wire, envelope ? readMaxBytes + 5 : readMaxBytes);
+      if ("left" in message) {
         // connect-es answers this body; the gate's pass is in the values it gets.
         end();
-        fallback(replayBody(read, req));
+        fallback(replayBody(message.left, req));
         return;
       }
       let data = message.data;
@@ -147,7 +149,10 @@ export function createUnaryCalls(options: UnaryCallOptions): UnaryCalls {
           ? reason
           : new ConnectError("internal error", Code.Internal, undefined, undefined, reason);
     }
-    const answer = await answerOf(context, wire, outcome);
+    let answer = await answerOf(context, wire, outcome);
+    if (wire.queryMessage !== undefined && outcome instanceof Uint8Array) {
+      answer = cachedGetAnswer(req, res, answer, outcome, options.getCaching ?? {});
+    }
     scope.answered(codeOfError(outcome instanceof ConnectError ? outcome : undefined));
     // The client went away: nothing to write to.
     if (res.writableEnded || ("stream" in res ? res.stream.destroyed : res.destroyed)) return;
@@ -168,7 +173,10 @@ export function createUnaryCalls(options: UnaryCallOptions): UnaryCalls {
 
   return {
     wireOf(req, requestPath) {
-      return methodOf(requestPath) === undefined ? undefined : unaryWireOf(req, acceptCompression);
+      const method = methodOf(requestPath);
+      return method === undefined
+        ? undefined
+        : unaryWireOf(req, acceptCompression, allowsGet(method.spec.method));
     },
     serve(req, res, requestPath, wire, scope, fallback) {
       call(req, res, requestPath, wire, scope, fallback).catch((reason: unknown) => {
@@ -176,6 +184,23 @@ export function createUnaryCalls(options: UnaryCallOptions): UnaryCalls {
       });
     },
   };
+}
+
+/**
+ * A call's request message: a Connect GET's from its query (no body is read), any other's from its
+ * body, read up to `limit` bytes; `left`: the body as read, for connect-es to answer.
+ */
+async function requestMessageOf(
+  req: NodeRequest,
+  wire: UnaryWire,
+  limit: number,
+): Promise<{ data: Uint8Array; compressed: boolean } | { left: BodyRead }> {
+  if (wire.queryMessage !== undefined) {
+    return { data: queryMessageBytes(wire.queryMessage), compressed: wire.requestCompression !== null };
+  }
+  const read = await readBody(req, limit);
+  const body = read.complete ? bodyBytes(read) : undefined;
+  return (body === undefined ? undefined : requestMessage(req, body, wire)) ?? { left: read };
 }
 
 /** The request message's bytes, or undefined for a body connect-es should answer itself. */

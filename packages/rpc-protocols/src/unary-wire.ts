@@ -1,9 +1,16 @@
-import { type Compression, compressionNegotiate } from "./connect-internals.js";
+import {
+  type Compression,
+  compressionNegotiate,
+  contentTypeUnaryJson,
+  contentTypeUnaryProto,
+} from "./connect-internals.js";
 import { wireTypeOf } from "./detect-protocol.js";
 import type { NodeRequest } from "./node-types.js";
+import { getQueryOf, type QueryMessage } from "./protocol-connect/get-request.js";
 import { connectWireHeaders } from "./protocol-connect/headers.js";
 import { grpcWireHeaders } from "./protocol-grpc/headers.js";
 import { grpcWebWireHeaders } from "./protocol-grpc-web/headers.js";
+import { splitRequestTarget } from "./request-target.js";
 import type { WireHeaders, WireProtocol } from "./wire-protocol.js";
 
 /** How one unary request is read and answered: its protocol, codec, codings and deadline. */
@@ -19,18 +26,23 @@ export interface UnaryWire {
   readonly responseCompression: Compression | null;
   /** The call's deadline from now; undefined: none. */
   readonly timeoutMs: number | undefined;
+  /** A Connect GET's message, carried in its query; undefined: the message is the body. */
+  readonly queryMessage?: QueryMessage | undefined;
 }
 
 /**
  * The boundary of the in-process path: the wire of a unary request it serves, or undefined for every
- * request that connect-es's handler answers as before (a method other than POST, Connect's GET, an
- * unusual content type, an unknown coding, a malformed timeout: whatever connect-es refuses, it
- * refuses itself). Streaming methods never get here.
+ * request that connect-es's handler answers as before (a method other than POST, or GET where
+ * `getAllowed` does not say the method may be called with Connect's GET, an unusual content type
+ * or query, an unknown coding, a malformed timeout: whatever connect-es refuses, it refuses
+ * itself). Streaming methods never get here.
  */
 export function unaryWireOf(
   req: NodeRequest,
   acceptCompression: readonly Compression[],
+  getAllowed = false,
 ): UnaryWire | undefined {
+  if (req.method === "GET") return getAllowed ? connectGetWireOf(req, acceptCompression) : undefined;
   if (req.method !== "POST") return undefined;
   const type = wireTypeOf(req.headers["content-type"]);
   if (type === undefined || (type.http2 && !("stream" in req))) return undefined;
@@ -55,6 +67,41 @@ export function unaryWireOf(
     requestCompression: compression.request,
     responseCompression: compression.response,
     timeoutMs: timeout.timeoutMs,
+  };
+}
+
+/**
+ * The wire of a Connect GET (a method without side effects): codec and message from the query
+ * (protocol-connect/get-request.ts), the message's coding from its `compression` parameter, the
+ * answer's coding and the deadline from the headers, as for a POST.
+ */
+function connectGetWireOf(
+  req: NodeRequest,
+  acceptCompression: readonly Compression[],
+): UnaryWire | undefined {
+  const query = getQueryOf(splitRequestTarget(req.url).query);
+  if (query === undefined) return undefined;
+  const names = HEADERS.connect;
+  const accepted = headerOf(req, names.acceptEncoding);
+  const rawTimeout = headerOf(req, names.timeout);
+  if (accepted === undefined || rawTimeout === undefined) return undefined;
+  const compression = compressionNegotiate(
+    acceptCompression as Compression[],
+    query.compression,
+    accepted,
+    names.acceptEncoding,
+  );
+  if (compression.error !== undefined) return undefined;
+  const timeout = names.parseTimeout(rawTimeout, Number.MAX_SAFE_INTEGER);
+  if (timeout.error !== undefined) return undefined;
+  return {
+    protocol: "connect",
+    binary: query.binary,
+    contentType: query.binary ? contentTypeUnaryProto : contentTypeUnaryJson,
+    requestCompression: compression.request,
+    responseCompression: compression.response,
+    timeoutMs: timeout.timeoutMs,
+    queryMessage: query.message,
   };
 }
 

@@ -52,8 +52,13 @@ export interface UnaryAnswer {
 /** Writes a unary answer: status, headers, body and trailers, handed to Node in one go. */
 export function writeUnaryAnswer(res: NodeResponse, answer: UnaryAnswer): void {
   const { header, body } = answer;
+  // A 304 (a Connect GET's tag matched) has no content: no length of its own (RFC 9110, section
+  // 8.6), and nothing to write, which HTTP/2 would refuse.
+  const noContent = answer.status === 304;
   if (!("stream" in res)) {
-    if (header["content-length"] === undefined) header["content-length"] = String(body.byteLength);
+    if (header["content-length"] === undefined && !noContent) {
+      header["content-length"] = String(body.byteLength);
+    }
     (res as http.ServerResponse).writeHead(answer.status, header);
   } else if (answer.trailersOnly === true) {
     // Node's compatibility API sends its end apart from the headers (an empty DATA frame, or
@@ -69,7 +74,8 @@ export function writeUnaryAnswer(res: NodeResponse, answer: UnaryAnswer): void {
     (res as http2.Http2ServerResponse).writeHead(answer.status, header);
     if (answer.trailer !== undefined) res.addTrailers(answer.trailer);
   }
-  res.end(body);
+  if (noContent) res.end();
+  else res.end(body);
 }
 
 /** An empty body. */

@@ -83,3 +83,50 @@ describe("the in-process unary path", () => {
     for (const req of left) expect(wireOf(req), JSON.stringify(req.headers)).toBeUndefined();
   });
 });
+
+describe("Connect's GET on the in-process path", () => {
+  /** A GET of `query`, as a Connect client sends it (no body, no content type). */
+  const get = (query: string, headers: Record<string, string> = {}) =>
+    Object.assign(request(headers, { method: "GET" }), { url: `/acme.v1.Library/GetBook?${query}` });
+  const getWireOf = (req: NodeRequest) => unaryWireOf(req, acceptCompression, true);
+
+  it("serves the query's message, codec and coding, for a method without side effects", () => {
+    const message = encodeURIComponent('{"id":"b 1"}');
+    expect(
+      getWireOf(get(`connect=v1&encoding=json&message=${message}`, { "connect-timeout-ms": "250" })),
+    ).toMatchObject({
+      protocol: "connect",
+      binary: false,
+      contentType: "application/json",
+      requestCompression: null,
+      timeoutMs: 250,
+      queryMessage: { text: '{"id":"b 1"}', base64: false },
+    });
+    expect(
+      getWireOf(
+        get("connect=v1&encoding=proto&base64=1&compression=gzip&message=H4sI", { "accept-encoding": "br" }),
+      ),
+    ).toMatchObject({
+      binary: true,
+      contentType: "application/proto",
+      requestCompression: { name: "gzip" },
+      responseCompression: { name: "br" },
+      queryMessage: { text: "H4sI", base64: true },
+    });
+  });
+
+  it("leaves to connect-es a GET of a method with side effects, and any other query", () => {
+    expect(
+      unaryWireOf(get("connect=v1&encoding=json&message=%7B%7D"), acceptCompression, false),
+    ).toBeUndefined();
+    const left = [
+      "encoding=json&message=%7B%7D", // no connect=v1
+      "connect=v2&encoding=json&message=%7B%7D",
+      "connect=v1&encoding=xml&message=%7B%7D",
+      "connect=v1&encoding=json&encoding=proto&message=%7B%7D",
+      "connect=v1&encoding=json&compression=snappy&message=%7B%7D",
+    ];
+    for (const query of left) expect(getWireOf(get(query)), query).toBeUndefined();
+    expect(getWireOf(get("connect=v1&encoding=json", { "connect-timeout-ms": "soon" }))).toBeUndefined();
+  });
+});

@@ -1,4 +1,4 @@
-import { codeOfStatus } from "@folio/rpc-protocols";
+import { reportedCodeFromHttpStatus } from "@folio/rpc-protocols";
 import type { Protocol, RequestReport } from "../transport/request-report.js";
 
 /**
@@ -47,6 +47,6 @@ export class RequestRecord implements RequestReport {
   outcome(status: number, finished: boolean): string {
     if (this.#code !== undefined) return this.#code;
     if (!finished) return "canceled";
-    return this.#protocol === "http" ? codeOfStatus(status) : "unknown";
+    return this.#protocol === "http" ? reportedCodeFromHttpStatus(status) : "unknown";
   }
 }
