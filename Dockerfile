@@ -17,6 +17,7 @@ WORKDIR /src
 RUN corepack enable
 COPY . .
 RUN pnpm install --frozen-lockfile
+# The server's build runs after the web app's (apps/server/turbo.json) and copies it into its dist/.
 RUN pnpm exec turbo run build --filter=@folio/server...
 # The server with its workspace packages and production dependencies only, in /out. (--legacy:
 # the workspace links its packages rather than injecting copies, which pnpm 10's deploy expects.)

@@ -17,15 +17,18 @@
 //  - Prisma's query compiler (WebAssembly in base64, 4.6 MB): required from @folio/db's
 //    dependencies on the first query through Prisma (see REQUIRED_FROM).
 // A bundled module that finds files by its own location finds them from dist/ instead: so the
-// migrations are found by @folio/db's package name, and the docs page's script is copied into dist/.
+// migrations are found by @folio/db's package name, and the docs page's script and the web app's
+// build (apps/web/dist, which turbo builds first: turbo.json) are copied into dist/.
 //
 // The package's `dependencies` are what dist/ loads at run time (the packages left out above, and
-// the files it reads from @folio/db, @folio/proto and @folio/web); everything bundled is a
-// devDependency, so that `pnpm deploy --prod` (the image) carries only what runs.
-import { copyFile, readFile, writeFile } from "node:fs/promises";
-import { scalarScriptFile } from "@folio/openapi";
+// the files it reads from @folio/db and @folio/proto); everything bundled is a devDependency, so
+// that `pnpm deploy --prod` (the image) carries only what runs.
+import { existsSync } from "node:fs";
+import { copyFile, cp, readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { build, type Plugin } from "esbuild";
-import { BUNDLED_SCALAR_SCRIPT } from "../src/endpoints/docs-script.ts";
+import { BUNDLED_SCALAR_SCRIPT, scalarScriptFile } from "../src/endpoints/docs-script.ts";
+import { BUNDLED_WEB_APP_DIR, webAppBuildDir } from "../src/endpoints/web-app-dir.ts";
 
 const EXTERNAL = ["@folio/embedded-postgres"];
 
@@ -128,6 +131,15 @@ for (const file of ["dist/server.js", "dist/token-cli.js"]) {
 // The one file of @scalar/api-reference that runs (in the browser): with a copy next to server.js,
 // the image needs neither that package nor its dependencies (Vue components, icons, editors).
 await copyFile(scalarScriptFile().path, `dist/${BUNDLED_SCALAR_SCRIPT}`);
+
+// The web app's build, next to server.js: the server does not depend on @folio/web's package, so
+// this copy is how the deployed server has it. Replaced whole, so no asset of an earlier build stays.
+const webApp = webAppBuildDir();
+if (!existsSync(join(webApp, "index.html"))) {
+  throw new Error(`the web app is not built (${webApp}): build the server with turbo, which builds it first`);
+}
+await rm(`dist/${BUNDLED_WEB_APP_DIR}`, { recursive: true, force: true });
+await cp(webApp, `dist/${BUNDLED_WEB_APP_DIR}`, { recursive: true });
 
 // Not bundled: it must turn the compile cache on before dist/server.js is loaded.
 await build({

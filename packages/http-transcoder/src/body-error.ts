@@ -2,7 +2,7 @@ import type { DescField, DescMessage, JsonObject, JsonValue } from "@bufbuild/pr
 import { hasCustomJsonRepresentation } from "@bufbuild/protobuf/wkt";
 import type { ConnectError } from "@connectrpc/connect";
 import { invalidArgument } from "@folio/googleapis";
-import { fieldByName } from "./query-binding.js";
+import { fieldByName } from "./field-names.js";
 
 /**
  * The error for a body that protobuf-es cannot read, naming the field at fault: the first key of

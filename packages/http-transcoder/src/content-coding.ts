@@ -1,18 +1,10 @@
 import zlib from "node:zlib";
+import { type ContentCoding, supportedContentCodings } from "./supported-codings.js";
 
-/** A content coding the transcoder reads and writes (RFC 9110, section 8.4.1). */
-export type ContentCoding = "br" | "gzip" | "zstd";
+// Also exported from here, where the modules that compress (send-body.ts, stream-sink.ts) import it.
+export type { ContentCoding };
 
-// zstd arrived in Node 23.8 / 22.15; older versions have neither function.
-const zstdSupported = typeof (zlib as { createZstdDecompress?: unknown }).createZstdDecompress === "function";
-
-/**
- * The content codings of this Node version, in the order a response prefers them when a client
- * accepts several with the same weight: `br`, then `zstd` (where Node has it), then `gzip`.
- */
-export const supportedContentCodings: readonly ContentCoding[] = zstdSupported
-  ? ["br", "zstd", "gzip"]
-  : ["br", "gzip"];
+const zstdSupported = supportedContentCodings.includes("zstd");
 
 /**
  * How responses are compressed. The levels were picked by measuring a 1000-row list page (350 KB

@@ -1,11 +1,11 @@
 import type { ConnectError } from "@connectrpc/connect";
 import type { NodeRequest, NodeResponse } from "@folio/rpc-protocols";
 import { type AnswerReport, reportError } from "./answer-report.js";
-import { supportedContentCodings } from "./content-coding.js";
 import { errorEnvelope } from "./error-envelope.js";
 import { createRequestIdReader } from "./request-id-reader.js";
 import { httpStatusOf } from "./rest-errors.js";
 import { requestIdHeader, setResponseHeaders } from "./rest-headers.js";
+import { supportedContentCodings } from "./supported-codings.js";
 import type { HttpTranscoderOptions } from "./transcoder-options.js";
 
 /** Answers failed requests of a transcoder. @private */

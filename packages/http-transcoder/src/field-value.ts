@@ -10,7 +10,7 @@ import {
 import { type ReflectMessage, reflect } from "@bufbuild/protobuf/reflect";
 import { base64Decode } from "@bufbuild/protobuf/wire";
 import { isWrapperDesc } from "@bufbuild/protobuf/wkt";
-import { isStringLikeMessage } from "./well-known-types.js";
+import { hasUrlForm } from "./url-form.js";
 
 /**
  * Converts the text of a path variable or query parameter to the value of a field, as the
@@ -45,6 +45,10 @@ export function fieldValueParser(field: DescField): FieldValueParser | undefined
 }
 
 function compileParser(field: DescField): FieldValueParser | undefined {
+  // Which fields a URL can set is url-form.ts's rule, which the query parameters are listed by.
+  if (!hasUrlForm(field)) {
+    return undefined;
+  }
   switch (field.fieldKind) {
     case "scalar":
       return scalarParser(field.scalar);
@@ -67,10 +71,8 @@ function compileParser(field: DescField): FieldValueParser | undefined {
   }
 }
 
-function messageParser(message: DescMessage): FieldValueParser | undefined {
-  if (!isStringLikeMessage(message)) {
-    return undefined;
-  }
+/** The parser of a well-known type with a string form (a wrapper, or one parsed from its JSON string). */
+function messageParser(message: DescMessage): FieldValueParser {
   if (isWrapperDesc(message)) {
     const inner = message.fields[0];
     const parseInner = scalarParser(inner.scalar);

@@ -15,7 +15,8 @@ import {
   callUnaryInProcess,
   restCall,
 } from "./rest-call.js";
-import { asConnectError, restError, restErrorRules } from "./rest-errors.js";
+import { restErrorRules } from "./rest-error-rules.js";
+import { asConnectError, restError } from "./rest-errors.js";
 import { setResponseHeaders } from "./rest-headers.js";
 import { type UnaryAnswer, writeUnaryResponse } from "./rest-unary-answer.js";
 import type { RouteTable } from "./route-table.js";

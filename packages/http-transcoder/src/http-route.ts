@@ -6,7 +6,8 @@ import {
   getOption,
   hasOption,
 } from "@bufbuild/protobuf";
-import { type HttpRule, http } from "@folio/googleapis";
+import { http } from "@folio/googleapis/google/api/annotations_pb.js";
+import type { HttpRule } from "@folio/googleapis/google/api/http_pb.js";
 import {
   type PathTemplate,
   type PathTemplateVariable,

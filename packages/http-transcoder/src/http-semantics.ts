@@ -1,3 +1,4 @@
+import { fieldByName } from "./field-names.js";
 import type { HttpRoute } from "./http-route.js";
 
 /**
@@ -14,4 +15,21 @@ export function isConditionalRoute(route: HttpRoute): boolean {
  */
 export function isCompressedRoute(route: HttpRoute): boolean {
   return route.method.methodKind === "unary";
+}
+
+/** The name of the system parameter that selects the fields of an answer (AIP-157). */
+export const fieldsParameter = "fields";
+
+/**
+ * Whether a route's answers can be partial (`?fields=`): unary GET routes whose answer is their
+ * response message as JSON, whose request has no field of that name.
+ */
+export function acceptsFieldsParameter(route: HttpRoute, rawResponse: boolean): boolean {
+  return (
+    route.httpMethod === "GET" &&
+    route.method.methodKind === "unary" &&
+    route.responseBodyField === undefined &&
+    !rawResponse &&
+    fieldByName(route.method.input, fieldsParameter) === undefined
+  );
 }

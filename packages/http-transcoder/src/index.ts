@@ -2,11 +2,12 @@
 //
 // Serving: createHttpTranscoder (the Node handler) with its options, and createTranscodingRouter
 // (the router whose methods it calls in-process).
-// The REST rules, which the transcoder serves by and an OpenAPI document describes: the routes
+// The REST rules, which the transcoder serves by and an OpenAPI document describes, are
+// rules.ts's, exported here too and on their own as @folio/http-transcoder/rules: the routes
 // (collectHttpRoutes, path templates), the query parameters a route binds (queryParameters), the
 // fields a request requires (isRequiredField, isRequestBodyRequired), raw HttpBody bodies
 // (rawBodyTarget, hasRawResponse), the failures the transcoder answers itself (restErrorRules,
-// routeErrorRules), and the next-page link (nextPageTokenField).
+// routeErrorRules), the next-page link (nextPageTokenField) and the HTTP semantics of a route.
 
 // Node's request and response types, under the names this package's API has always used.
 export type {
@@ -24,39 +25,13 @@ export {
   type TranscodingRouter,
 } from "@folio/rpc-protocols";
 export type { AnswerReport, TranscodedRequest } from "./answer-report.js";
-export {
-  type CompressionOptions,
-  type ContentCoding,
-  negotiateContentCoding,
-  supportedContentCodings,
-} from "./content-coding.js";
+export { type CompressionOptions, negotiateContentCoding } from "./content-coding.js";
 export type { HttpError, HttpErrorDetail, HttpErrorEnvelope } from "./error-envelope.js";
 export type { HttpTranscoderHandler } from "./handle-request.js";
-export { hasRawResponse, isHttpBody, type RawBodyTarget, rawBodyTarget } from "./http-body.js";
-export { collectHttpRoutes, type HttpPathVariable, type HttpRoute } from "./http-route.js";
-export { isCompressedRoute, isConditionalRoute } from "./http-semantics.js";
 export { createHttpTranscoder } from "./http-transcoder.js";
-export { nextPageTokenField } from "./page-links.js";
-export { acceptsFieldsParameter, fieldsParameter } from "./partial-response.js";
-export {
-  type PathTemplate,
-  type PathTemplateSegment,
-  type PathTemplateVariable,
-  parsePathTemplate,
-  pathTemplateToOpenApiPath,
-} from "./path-template.js";
-export { type QueryParameter, queryParameters } from "./query-binding.js";
-export { isRequestBodyRequired, isRequiredField } from "./required-fields.js";
-export {
-  type RestErrorRule,
-  type RouteErrorRule,
-  restErrorRules,
-  routeErrorRules,
-} from "./rest-errors.js";
+export * from "./rules.js";
 export {
   defaultMaxBodyBytes,
   type ErrorBodyContext,
-  type HttpTranscoderJsonOptions,
   type HttpTranscoderOptions,
 } from "./transcoder-options.js";
-export { isStringLikeMessage } from "./well-known-types.js";

@@ -2,26 +2,10 @@ import type { DescField, DescMessage } from "@bufbuild/protobuf";
 import { hasCustomJsonRepresentation } from "@bufbuild/protobuf/wkt";
 import type { ConnectError } from "@connectrpc/connect";
 import { invalidArgument } from "@folio/googleapis";
+import { fieldByName } from "./field-names.js";
 import type { HttpRoute } from "./http-route.js";
-import { fieldByName } from "./query-binding.js";
+import { fieldsParameter } from "./http-semantics.js";
 import type { FieldSelection } from "./response-json.js";
-
-/** The name of the system parameter that selects the fields of an answer (AIP-157). */
-export const fieldsParameter = "fields";
-
-/**
- * Whether a route's answers can be partial (`?fields=`): unary GET routes whose answer is their
- * response message as JSON, whose request has no field of that name.
- */
-export function acceptsFieldsParameter(route: HttpRoute, rawResponse: boolean): boolean {
-  return (
-    route.httpMethod === "GET" &&
-    route.method.methodKind === "unary" &&
-    route.responseBodyField === undefined &&
-    !rawResponse &&
-    fieldByName(route.method.input, fieldsParameter) === undefined
-  );
-}
 
 /**
  * Parses a `fields` value, Google's field selector syntax (`projects(id,name),nextPageToken`,

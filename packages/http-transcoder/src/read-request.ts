@@ -3,9 +3,10 @@ import { reflect } from "@bufbuild/protobuf/reflect";
 import type { ConnectError } from "@connectrpc/connect";
 import type { NodeRequest } from "@folio/rpc-protocols";
 import type { CompiledRoute } from "./compile-routes.js";
-import { setRawBody } from "./http-body.js";
+import { setRawBody } from "./raw-body.js";
 import { isJsonContentType, readRequestBody } from "./request-body.js";
-import { restError, restErrorRules } from "./rest-errors.js";
+import { restErrorRules } from "./rest-error-rules.js";
+import { restError } from "./rest-errors.js";
 
 /**
  * Reads a request of a route into its request message: the body (JSON, a raw `HttpBody`, or none

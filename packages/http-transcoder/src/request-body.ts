@@ -1,7 +1,9 @@
 import type { Readable } from "node:stream";
 import type { NodeRequest } from "@folio/rpc-protocols";
-import { createDecompressor, supportedContentCodings } from "./content-coding.js";
-import { restError, restErrorRules } from "./rest-errors.js";
+import { createDecompressor } from "./content-coding.js";
+import { restErrorRules } from "./rest-error-rules.js";
+import { restError } from "./rest-errors.js";
+import { supportedContentCodings } from "./supported-codings.js";
 
 const emptyBody = new Uint8Array(0);
 

@@ -1,7 +1,7 @@
 import type { DescMethod, Message } from "@bufbuild/protobuf";
-import { rawResponseReader } from "./http-body.js";
 import type { HttpRoute } from "./http-route.js";
-import { nextPageTokenField } from "./page-links.js";
+import { nextPageTokenField } from "./next-page-token.js";
+import { rawResponseReader } from "./raw-body.js";
 import {
   createFieldJsonWriter,
   createMessageJsonWriter,

@@ -1,20 +1,11 @@
-import type { DescMethod, DescService, Registry } from "@bufbuild/protobuf";
+import type { DescMethod, DescService } from "@bufbuild/protobuf";
 import type { ConnectError, ContextValues } from "@connectrpc/connect";
 import type { NodeRequest, NodeResponse, TranscodingRouter } from "@folio/rpc-protocols";
 import type { UniversalHandler } from "@folio/rpc-protocols/connect-internals";
 import type { CompressionOptions } from "./content-coding.js";
 import type { HttpErrorEnvelope } from "./error-envelope.js";
 import type { HttpRoute } from "./http-route.js";
-
-/** Options of the protobuf JSON mapping the transcoder reads requests and writes responses with. */
-export interface HttpTranscoderJsonOptions {
-  /** Message types for `google.protobuf.Any` fields, and for error details to decode. */
-  readonly registry?: Registry;
-  /** Write proto field names (`page_size`) instead of JSON names (`pageSize`) in responses. */
-  readonly useProtoFieldName?: boolean;
-  /** Write enum values as numbers instead of names in responses. */
-  readonly enumAsInteger?: boolean;
-}
+import type { HttpTranscoderJsonOptions } from "./json-options.js";
 
 /** Options for {@link createHttpTranscoder}. */
 export interface HttpTranscoderOptions {

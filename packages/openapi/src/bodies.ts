@@ -5,7 +5,7 @@ import {
   isRequestBodyRequired,
   nextPageTokenField,
   rawBodyTarget,
-} from "@folio/http-transcoder";
+} from "@folio/http-transcoder/rules";
 import type { CommentLookup } from "./comments.js";
 import type { RequestBodyObject, ResponseObject, SchemaObject } from "./openapi-types.js";
 import type { SchemaBuilder } from "./schemas.js";

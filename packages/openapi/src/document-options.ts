@@ -1,5 +1,5 @@
 import type { DescField, DescMethod, DescService, FileRegistry, JsonValue } from "@bufbuild/protobuf";
-import type { HttpRoute, HttpTranscoderJsonOptions } from "@folio/http-transcoder";
+import type { HttpRoute, HttpTranscoderJsonOptions } from "@folio/http-transcoder/rules";
 import type { DocumentedError } from "./errors.js";
 import type { HeaderObject, InfoObject, SchemaObject, ServerObject } from "./openapi-types.js";
 import type { SecurityOptions } from "./security.js";

@@ -1,4 +1,4 @@
-import { collectHttpRoutes } from "@folio/http-transcoder";
+import { collectHttpRoutes } from "@folio/http-transcoder/rules";
 import { createCommentLookup } from "./comments.js";
 import type { OpenApiDocumentOptions } from "./document-options.js";
 import { ERROR_ENVELOPE_SCHEMA, errorEnvelopeSchema } from "./errors.js";

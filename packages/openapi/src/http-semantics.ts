@@ -6,7 +6,7 @@ import {
   isCompressedRoute,
   isConditionalRoute,
   supportedContentCodings,
-} from "@folio/http-transcoder";
+} from "@folio/http-transcoder/rules";
 import type { HeaderObject, ParameterObject, ResponseObject } from "./openapi-types.js";
 
 const codings = { type: "string" as const, enum: [...supportedContentCodings] };

@@ -1,4 +1,4 @@
-import type { HttpRoute } from "@folio/http-transcoder";
+import type { HttpRoute } from "@folio/http-transcoder/rules";
 import { requestBodyFor, successResponse } from "./bodies.js";
 import type { CommentLookup } from "./comments.js";
 import type { OpenApiDocumentOptions } from "./document-options.js";

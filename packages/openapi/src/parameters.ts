@@ -1,6 +1,6 @@
 import type { DescField } from "@bufbuild/protobuf";
 import { FieldBehavior } from "@folio/googleapis";
-import { type HttpRoute, queryParameters as transcoderQueryParameters } from "@folio/http-transcoder";
+import { type HttpRoute, queryParameters as transcoderQueryParameters } from "@folio/http-transcoder/rules";
 import type { CommentLookup } from "./comments.js";
 import type { OpenApiDocumentOptions } from "./document-options.js";
 import { getFieldBehaviors } from "./field-behavior.js";

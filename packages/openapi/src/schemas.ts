@@ -1,7 +1,7 @@
 import { type DescEnum, type DescField, type DescMessage, ScalarType } from "@bufbuild/protobuf";
 import { FeatureSet_FieldPresence } from "@bufbuild/protobuf/wkt";
 import { FieldBehavior } from "@folio/googleapis";
-import { isRequiredField } from "@folio/http-transcoder";
+import { isRequiredField } from "@folio/http-transcoder/rules";
 import type { CommentLookup } from "./comments.js";
 import { type Component, nameComponents, type Variant } from "./component-names.js";
 import { getFieldBehaviors } from "./field-behavior.js";

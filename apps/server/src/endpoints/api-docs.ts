@@ -1,6 +1,6 @@
 import { createFolioOpenApiDocument } from "@folio/api-document";
-import { type ApiDocsHandler, createApiDocsHandler } from "@folio/openapi";
 import type { AuthConfig } from "../env.js";
+import { type ApiDocsHandler, createApiDocsHandler } from "./docs-handler.js";
 import { bundledScalarScript } from "./docs-script.js";
 
 /**

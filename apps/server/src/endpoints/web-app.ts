@@ -1,12 +1,15 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { createRequire } from "node:module";
-import { dirname, join, sep } from "node:path";
+import { join, sep } from "node:path";
 import { splitRequestTarget } from "@folio/http-transcoder";
 import type { Logger } from "pino";
 import sirv from "sirv";
 import { appendVary } from "../transport/cors.js";
 import type { NodeHandler } from "../transport/node-handler.js";
+import { findWebAppDir } from "./web-app-dir.js";
+
+// In a module of its own, which scripts/bundle.ts imports without this one's dependencies.
+export { findWebAppDir };
 
 /**
  * Serves the web app's files and answers its own routes with its page. Returns true when it took
@@ -34,20 +37,11 @@ export const WEB_APP_CONTENT_SECURITY_POLICY = [
 /** Vite's output folder of fingerprinted files: a changed file gets a new name. */
 const HASHED_ASSETS = "/assets/";
 
-/** The built web app's handler; undefined, with a warning, when `@folio/web` is not built. */
+/** The built web app's handler; undefined, with a warning, when the web app is not built. */
 export function loadWebApp(logger: Pick<Logger, "warn">): WebAppHandler | undefined {
   const root = findWebAppDir();
   if (root === undefined) logger.warn("the web app is not built (pnpm build): / is not served");
   return root === undefined ? undefined : createWebApp(root);
-}
-
-/** The directory of the built web app (`@folio/web`'s dist), or undefined when it is not built. */
-export function findWebAppDir(): string | undefined {
-  try {
-    return dirname(createRequire(import.meta.url).resolve("@folio/web/index.html"));
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -1,12 +1,11 @@
 import { rmSync } from "node:fs";
 import { mkdtemp, readFile, symlink, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { gzip } from "node:zlib";
 
-/** A file of the docs page, written once to the directory it is served from. @private */
+/** A file of the docs page, written once to the directory it is served from. */
 export interface DocsFile {
   /** The file's name in the directory, which is its name below its URL's directory. */
   readonly name: string;
@@ -25,8 +24,6 @@ const written = new Set<string>();
 /**
  * Writes the files to a new directory of their own, each with a gzipped sibling (`name.gz`) when
  * it is large enough, for a static file server to send to clients that accept gzip.
- *
- * @private
  */
 export async function writeDocsFiles(files: readonly DocsFile[]): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "openapi-docs-"));
@@ -51,11 +48,4 @@ export async function writeDocsFiles(files: readonly DocsFile[]): Promise<string
     }
   }
   return dir;
-}
-
-/** The standalone browser bundle of @scalar/api-reference (its package.json `browser` entry): the docs page's script. */
-export function scalarScriptFile(): { readonly path: string } {
-  // The package exports no subpath for it: find the package by its main entry (dist/index.js).
-  const main = createRequire(import.meta.url).resolve("@scalar/api-reference");
-  return { path: join(dirname(main), "browser", "standalone.js") };
 }

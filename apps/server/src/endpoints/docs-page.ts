@@ -1,4 +1,8 @@
-import type { OpenApiDocument } from "./openapi-types.js";
+import type { OpenApiDocument } from "@folio/openapi";
+
+// The page is Scalar's API reference rather than Swagger UI: Scalar can be kept fully offline by
+// its own settings, and renders OpenAPI 3.1 (JSON Schema 2020-12: `type` arrays, `anyOf` with
+// `null`) natively.
 
 /**
  * Settings that keep Scalar from reaching the internet: web fonts come from fonts.scalar.com,
@@ -13,7 +17,7 @@ const OFFLINE_CONFIGURATION = {
   mcp: { disabled: true },
 } as const;
 
-/** Where the page finds its files, its title and Scalar's settings. @private */
+/** Where the page finds its files, its title and Scalar's settings. */
 export interface DocsPageOptions {
   readonly documentPath: string;
   readonly scriptPath: string;
@@ -25,8 +29,6 @@ export interface DocsPageOptions {
 /**
  * The docs page: Scalar's API reference of the document, its settings in a data attribute, and no
  * inline script.
- *
- * @private
  */
 export function docsPage(document: OpenApiDocument, options: DocsPageOptions): string {
   const configuration = {

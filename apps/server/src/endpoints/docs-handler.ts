@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type NodeServerRequest, type NodeServerResponse, splitRequestTarget } from "@folio/http-transcoder";
+import type { OpenApiDocument } from "@folio/openapi";
 import sirv from "sirv";
-import { type DocsFile, scalarScriptFile, writeDocsFiles } from "./docs-files.js";
+import { type DocsFile, writeDocsFiles } from "./docs-files.js";
 import { contentSecurityPolicy, docsPage } from "./docs-page.js";
-import type { OpenApiDocument } from "./openapi-types.js";
+import { scalarScriptFile } from "./docs-script.js";
 
 /** The request the handler reads: an `http` or `http2` server's. */
 export type DocsRequest = NodeServerRequest;
@@ -17,6 +18,7 @@ export type DocsResponse = NodeServerResponse;
  */
 export type ApiDocsHandler = (req: DocsRequest, res: DocsResponse) => boolean;
 
+/** Options of {@link createApiDocsHandler}. */
 export interface ApiDocsHandlerOptions {
   /** The OpenAPI document, or a function that builds it, called once, on the first request. */
   readonly document: OpenApiDocument | (() => OpenApiDocument);

@@ -6,21 +6,16 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
+import { createFolioOpenApiDocument } from "@folio/api-document";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiDocsHandler, createOpenApiDocument } from "../src/index.js";
-import { LibraryService } from "./library.js";
+import { createApiDocsHandler } from "../src/endpoints/docs-handler.js";
 
-/** The document served: the test library, with OAuth 2.0 scopes. */
-function libraryDocument() {
-  return createOpenApiDocument({
-    services: [LibraryService],
-    info: { title: "Library", version: "1" },
-    basePath: "/v1",
-    security: {
-      requiredScope: (method) => (/^(Get|List)/.test(method.name) ? "books:read" : "books:write"),
-      scheme: { type: "oauth2", flows: { clientCredentials: { tokenUrl: "/oauth/token" } } },
-    },
-  });
+// The docs page's handler on its own, over real HTTP/1.1 and HTTP/2 on 127.0.0.1, serving the
+// document of development mode (an OAuth 2.0 scheme with scopes).
+
+/** The document served. */
+function folioDocument() {
+  return createFolioOpenApiDocument({ mode: "development" });
 }
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -32,7 +27,7 @@ let server: http.Server;
 let baseUrl: string;
 
 beforeAll(async () => {
-  const docs = createApiDocsHandler({ document: libraryDocument });
+  const docs = createApiDocsHandler({ document: folioDocument });
   server = http.createServer((req, res) => {
     if (docs(req, res)) return;
     res.statusCode = 404;
@@ -75,7 +70,7 @@ describe("GET /api/v1/openapi.json", () => {
     const res = await fetch(`${baseUrl}/api/v1/openapi.json`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/json");
-    expect(await res.json()).toEqual(JSON.parse(JSON.stringify(libraryDocument())));
+    expect(await res.json()).toEqual(JSON.parse(JSON.stringify(folioDocument())));
   });
 
   it("answers a request with the current ETag with 304", async () => {
@@ -92,9 +87,7 @@ describe("GET /api/v1/openapi.json", () => {
   it("compresses the document for clients that accept gzip", async () => {
     const res = await rawGet("/api/v1/openapi.json", { "accept-encoding": "gzip, br" });
     expect(res.headers["content-encoding"]).toBe("gzip");
-    expect(JSON.parse(gunzipSync(res.body).toString())).toEqual(
-      JSON.parse(JSON.stringify(libraryDocument())),
-    );
+    expect(JSON.parse(gunzipSync(res.body).toString())).toEqual(JSON.parse(JSON.stringify(folioDocument())));
 
     const plain = await rawGet("/api/v1/openapi.json");
     expect(plain.headers["content-encoding"]).toBeUndefined();
@@ -174,17 +167,18 @@ describe("GET /api/v1/docs", () => {
     const configuration = JSON.parse(
       attribute.replaceAll("&quot;", '"').replaceAll("&#39;", "'").replaceAll("&amp;", "&"),
     );
+    const scheme = folioDocument().components.securitySchemes?.oauth2;
+    const scopes = scheme?.type === "oauth2" ? Object.keys(scheme.flows.clientCredentials?.scopes ?? {}) : [];
+    expect(scopes.length).toBeGreaterThan(1);
     expect(configuration.authentication).toEqual({
       preferredSecurityScheme: "oauth2",
-      securitySchemes: {
-        oauth2: { flows: { clientCredentials: { selectedScopes: ["books:read", "books:write"] } } },
-      },
+      securitySchemes: { oauth2: { flows: { clientCredentials: { selectedScopes: scopes } } } },
     });
   });
 
   it("serves the page at configurable paths", async () => {
     const docs = createApiDocsHandler({
-      document: libraryDocument,
+      document: folioDocument,
       documentPath: "/openapi.json",
       docsPath: "/reference/",
     });
@@ -219,7 +213,7 @@ describe("GET /api/v1/docs", () => {
     const dir = await mkdtemp(join(tmpdir(), "docs-script-"));
     const script = join(dir, "standalone.js");
     await writeFile(script, "/* a copy of Scalar's standalone bundle */\n");
-    const docs = createApiDocsHandler({ document: libraryDocument, scalarScript: script });
+    const docs = createApiDocsHandler({ document: folioDocument, scalarScript: script });
     const other = http.createServer((req, res) => {
       if (!docs(req, res)) {
         res.statusCode = 404;
@@ -240,7 +234,7 @@ describe("GET /api/v1/docs", () => {
   });
 
   it("serves HTTP/2 requests too", async () => {
-    const docs = createApiDocsHandler({ document: libraryDocument });
+    const docs = createApiDocsHandler({ document: folioDocument });
     const h2 = http2.createServer((req, res) => {
       if (!docs(req, res)) {
         res.statusCode = 404;
@@ -299,8 +293,8 @@ describe("GET /api/v1/docs", () => {
         });
 
         await page.goto(`${baseUrl}/api/v1/docs`);
-        await page.getByText("Get book").first().waitFor({ timeout: 30_000 });
-        await page.getByText("Create book").first().waitFor({ timeout: 30_000 });
+        await page.getByText("Get folder").first().waitFor({ timeout: 30_000 });
+        await page.getByText("Create folder").first().waitFor({ timeout: 30_000 });
         // Give any late request (fonts, telemetry) time to show up; Scalar keeps a connection
         // open, so "networkidle" never comes.
         await page.waitForTimeout(2_000);
