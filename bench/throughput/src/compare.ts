@@ -147,8 +147,11 @@ async function compare(): Promise<boolean> {
   console.log(
     `${options.rounds} interleaved round(s); samples of ${options.duration} s after ${options.warmup} s of warm-up; ${options.connections} connections, one request in flight each; load generator threads: ${options.threads}`,
   );
+  const serverEnvNote = Object.entries(options.serverEnv)
+    .map(([name, value]) => `, ${name}=${value}`)
+    .join("");
   console.log(
-    `every server: its own process, a pool of ${options.pool} connections, the same JWKS file, token and page-token key${options.nodeFlags.length > 0 ? `, node ${options.nodeFlags.join(" ")}` : ""}`,
+    `every server: its own process, a pool of ${options.pool} connections, the same JWKS file, token and page-token key${options.nodeFlags.length > 0 ? `, node ${options.nodeFlags.join(" ")}` : ""}${serverEnvNote}`,
   );
   console.log(
     `Folio: ${SERVER_ENTRY.folio}, DATABASE_POOL_SIZE=${options.pool}, rate limits off, METRICS_PORT=off, LOG_LEVEL=warn`,
@@ -171,7 +174,7 @@ async function compare(): Promise<boolean> {
       await mkdir(profileDir, { recursive: true });
       execArgv.push("--cpu-prof", "--cpu-prof-dir", profileDir);
     }
-    const server = await startServer(kind, setup, { execArgv, probe: true });
+    const server = await startServer(kind, setup, { execArgv, probe: true, env: options.serverEnv });
     cleanups.push(() => server.stop());
     servers.set(kind, server);
   }

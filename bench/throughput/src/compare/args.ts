@@ -22,6 +22,8 @@ export const USAGE = `Usage: node bench/throughput/src/compare.ts [flags]   (aft
                        (the Folio contestants share one process: narrow with --contestants)
   --node-flags FLAGS   Node options for every server's process, space-separated, e.g.
                        "--max-semi-space-size=16" (V8's young generation, see docs/benchmarks.md)
+  --server-env VARS    more environment for every server's process, space-separated NAME=value,
+                       e.g. "MALLOC_ARENA_MAX=2" (glibc's allocator, see docs/benchmarks.md)
 
   FOLIO_MAIN=path/to/main.js  measures that build of Folio instead of apps/server/dist/main.js`;
 
@@ -40,6 +42,8 @@ export interface CompareArgs {
   readonly profile: Contestant | undefined;
   /** Node options every server runs with (each contestant alike). */
   readonly nodeFlags: readonly string[];
+  /** Environment every server runs with, over the benchmark's own. */
+  readonly serverEnv: Readonly<Record<string, string>>;
 }
 
 /** The flags, checked; throws with a message naming the bad one. */
@@ -60,6 +64,7 @@ export function readArgs(argv: readonly string[]): CompareArgs | "help" {
       "cold-starts": { type: "string", default: "3" },
       profile: { type: "string" },
       "node-flags": { type: "string", default: "" },
+      "server-env": { type: "string", default: "" },
       help: { type: "boolean", default: false },
     },
   });
@@ -102,5 +107,15 @@ export function readArgs(argv: readonly string[]): CompareArgs | "help" {
     coldStarts: number("cold-starts", values["cold-starts"], 0),
     profile,
     nodeFlags: values["node-flags"].split(" ").filter((flag) => flag !== ""),
+    serverEnv: Object.fromEntries(
+      values["server-env"]
+        .split(" ")
+        .filter((pair) => pair !== "")
+        .map((pair) => {
+          const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(pair);
+          if (match === null) throw new Error(`--server-env: "${pair}" is not NAME=value`);
+          return [match[1], match[2]];
+        }),
+    ),
   };
 }

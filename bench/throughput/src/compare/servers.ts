@@ -128,6 +128,8 @@ export async function startServer(
     readonly entry?: string;
     /** Serve the allocation probe, on a port of its own (for the benchmark's samples only). */
     readonly probe?: boolean;
+    /** More environment, over serverEnv's (an allocator setting such as MALLOC_ARENA_MAX, say). */
+    readonly env?: Readonly<Record<string, string>>;
   } = {},
 ): Promise<RunningServer> {
   const port = await freePort();
@@ -135,7 +137,7 @@ export async function startServer(
   const logFile = join(setup.dir, `${options.name ?? kind}.log`);
   const fd = openSync(logFile, "a");
   let child: ChildProcess;
-  const env = serverEnv(kind, setup, port);
+  const env = { ...serverEnv(kind, setup, port), ...options.env };
   const execArgv = [...(options.execArgv ?? [])];
   if (probePort !== undefined) {
     env.BENCH_PROBE_PORT = String(probePort);
