@@ -97,22 +97,22 @@ async function measure(): Promise<void> {
 
     const byProtocol = (protocol: Protocol) => cells.filter((cell) => cell.protocol === protocol);
     const perKiB = (call: PreparedCall, micros: number) => micros / (call.bodyBytes / 1024);
+    const kib = (bytes: number) => (bytes / 1024).toFixed(bytes < 10_240 ? 1 : 0);
     printTable(
       ["protocol", "body KiB", "wire KiB", ...KINDS.map((kind) => `${kind} µs/KiB`), "answer"],
       PROTOCOLS.map((protocol) => {
         const row = byProtocol(protocol);
-        const first = (row[0] as (typeof row)[number]).call;
         return [
           protocol,
-          Math.round(first.bodyBytes / 1024),
-          Number((first.wireBytes / 1024).toFixed(1)),
+          [...new Set(row.map(({ call }) => kib(call.bodyBytes)))].join(" / "),
+          [...new Set(row.map(({ call }) => kib(call.wireBytes)))].join(" / "),
           ...row.map(({ kind, call }) => perKiB(call, median(samples.get(key(protocol, kind)) ?? []))),
           [...new Set(row.flatMap(({ kind }) => [...(outcomes.get(key(protocol, kind)) ?? [])]))].join(", "),
         ];
       }),
     );
     console.log(
-      `\n${REQUESTS} requests a batch, ${ROUNDS} rounds; a reading of the server's CPU costs it ${readingCost.toFixed(0)} µs (subtracted)`,
+      `\nbody and wire KiB: ${KINDS.join(" / ")} where they differ; ${REQUESTS} requests a batch, ${ROUNDS} rounds; a reading of the server's CPU costs it ${readingCost.toFixed(0)} µs (subtracted)`,
     );
     console.log(`after: ${machine()}`);
   } finally {

@@ -3,6 +3,7 @@
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import net from "node:net";
+import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFolder, listProjects, VIAS } from "./api.js";
 import { startTestServer, type TestServer } from "./harness.js";
@@ -112,6 +113,30 @@ describe("request bodies over Connect, gRPC and gRPC-Web", () => {
     );
     expect(outcome.code).toBe("invalid_argument");
     expect(await folderCount(server, orgId)).toBe(0);
+  });
+
+  it.each(RAW_PROTOCOLS)("accepts fields it does not know over %s, of every wire type", async (protocol) => {
+    const { orgId, token } = await newCaller(server);
+    // A newer client's message: fields 100 to 104 are not CreateFolderRequest's, a group among them.
+    const message = new BinaryWriter()
+      .tag(1, WireType.LengthDelimited)
+      .string("Newer client")
+      .tag(100, WireType.Varint)
+      .uint32(7)
+      .tag(101, WireType.Bit64)
+      .fixed64(1n)
+      .tag(102, WireType.LengthDelimited)
+      .string("x")
+      .tag(103, WireType.StartGroup)
+      .tag(1, WireType.Varint)
+      .uint32(1)
+      .tag(103, WireType.EndGroup)
+      .tag(104, WireType.Bit32)
+      .fixed32(1)
+      .finish();
+    const outcome = await rawCall(server.baseUrl, protocol, CREATE_FOLDER, message, { token });
+    expect(outcome.code).toBe("ok");
+    expect(await folderCount(server, orgId)).toBe(1);
   });
 
   it("refuses JSON that is not UTF-8 over Connect, writing nothing", async () => {

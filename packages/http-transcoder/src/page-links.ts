@@ -1,19 +1,6 @@
-import { type DescField, ScalarType } from "@bufbuild/protobuf";
 import type { NodeResponse } from "@folio/rpc-protocols";
 import { splitRequestTarget } from "@folio/rpc-protocols";
-import type { HttpRoute } from "./http-route.js";
-
-/**
- * The `next_page_token` field of a paginated GET route's response (AIP-158), which the
- * `pageLinks` option sends as a `Link` header; undefined for a route that is not paginated.
- */
-export function nextPageTokenField(route: HttpRoute): DescField | undefined {
-  if (route.httpMethod !== "GET" || route.responseBodyField !== undefined) return undefined;
-  const pageToken = route.method.input.fields.find((f) => f.name === "page_token");
-  const next = route.method.output.fields.find((f) => f.name === "next_page_token");
-  const isString = (f: DescField | undefined) => f?.fieldKind === "scalar" && f.scalar === ScalarType.STRING;
-  return isString(pageToken) && isString(next) ? next : undefined;
-}
+import { parseFormUrlencoded } from "./form-urlencoded.js";
 
 /**
  * Adds the next page's address as `Link: <...>; rel="next"` (RFC 8288): the request's own path and
@@ -23,7 +10,9 @@ export function nextPageTokenField(route: HttpRoute): DescField | undefined {
  */
 export function appendNextPageLink(res: NodeResponse, url: string | undefined, token: string): void {
   const { path, query } = splitRequestTarget(url);
-  const params = new URLSearchParams(query);
+  // Built from pairs, not from the query string: URLSearchParams splits one in quadratic time
+  // (see parseFormUrlencoded).
+  const params = new URLSearchParams(parseFormUrlencoded(query));
   params.delete("page_token");
   params.set("pageToken", token);
   res.appendHeader("link", `<${path}?${params.toString()}>; rel="next"`);

@@ -2,6 +2,7 @@ import type { DescField } from "@bufbuild/protobuf";
 import type { ReflectMessage } from "@bufbuild/protobuf/reflect";
 import type { FieldViolation } from "@folio/googleapis";
 import { setFieldPathValue } from "./field-value.js";
+import { parseFormUrlencoded } from "./form-urlencoded.js";
 import type { HttpRoute } from "./http-route.js";
 import { describeValueError } from "./path-variables.js";
 import { type OneofMember, oneofMembers, type QueryTarget, resolveQueryName } from "./query-binding.js";
@@ -54,7 +55,7 @@ export function createQueryStringSetter(route: HttpRoute): QueryStringSetter {
     if (bodyOneof !== undefined && hasBody) {
       oneofs.set(bodyOneof.oneof, { ...bodyOneof, name: (bodyField as DescField).jsonName });
     }
-    for (const [name, value] of new URLSearchParams(query)) {
+    for (const [name, value] of parseFormUrlencoded(query)) {
       const target = resolve(name);
       if (target.kind === "invalid") {
         violations.push({ field: name, description: target.description });

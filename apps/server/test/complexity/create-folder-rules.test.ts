@@ -7,7 +7,7 @@ import { createFolderRules, foldCase } from "../../src/services/create-folder-re
 import { NAME_FAMILIES, type NameFamily, repeatTo } from "./hostile-names.js";
 import { expectLinearCost } from "./linear-cost.js";
 
-/** Half a million code units: a name near the 1 MiB body limit, in two-byte UTF-8 characters. */
+/** Half the 1 MiB body limit: 2N is the largest body the server reads (see linear-cost.ts on N). */
 const SIZE = 1 << 19;
 
 const noHeaders = new Headers();

@@ -21,9 +21,8 @@ const validation = createRequestValidation(
 );
 
 /**
- * Half a million code units (a MiB of two-byte characters), larger than a core's cache: the
- * pure-JavaScript RE2 some rules run on costs about a fifth of a second a MiB, so a larger N would
- * only make the test slower.
+ * Half a million code units: 2N is a name near the 1 MiB body limit (see linear-cost.ts on N). The
+ * pure-JavaScript RE2 some rules run on costs about a fifth of a second a MiB.
  */
 const SIZE = 1 << 19;
 
