@@ -13,7 +13,9 @@
 // that 2N is that input: the step is measured over the range a client can reach. Sizes matter on a
 // busy machine: a linear step whose input at N fits under a line (a core's cache, 512 KiB here; an
 // allocator's threshold, 128 KiB for V8's large objects and glibc's mmap) and whose 2N does not
-// measured 3 to 4, the line and not the step.
+// measured 3 to 4, the line and not the step. Where a step's data outgrows a cache inside that
+// range, N and 2N are both taken below the line, and the test says so (json-decoding.test.ts, the
+// bearer token's spelling in headers.test.ts).
 //
 // Set LINEAR_COST_REPORT=1 to print every measurement.
 import { setFlagsFromString } from "node:v8";
