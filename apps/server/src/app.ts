@@ -3,7 +3,12 @@ import type { Db } from "@folio/db";
 import { healthServices } from "@folio/grpc-health";
 import { reflectionServices } from "@folio/grpc-reflection";
 import { createHttpTranscoder } from "@folio/http-transcoder";
-import { connectRequestOptions, createRpcHandler, createUnaryCalls } from "@folio/rpc-protocols";
+import {
+  connectRequestOptions,
+  createInProcessRunner,
+  createRpcHandler,
+  createUnaryCalls,
+} from "@folio/rpc-protocols";
 import type { Logger } from "pino";
 import { createAccessTokens } from "./access-tokens.js";
 import { scheduleIdempotencyPurge } from "./database/idempotency-purge.js";
@@ -125,6 +130,8 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
   });
   const rest = createHttpTranscoder({
     router,
+    // REST calls the router's methods in-process with the message it built, gated before the body.
+    runner: createInProcessRunner(router.registered),
     services: restApi.services,
     successStatus: restApi.successStatus,
     pageLinks: restApi.pageLinks,
@@ -133,7 +140,6 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
     cacheControl: readCacheControl,
   });
   const connect = createRpcHandler(router, {
-    contextValues: callContextValues,
     notFound: (_req, res) => {
       res.statusCode = 404;
       res.end();
@@ -170,7 +176,8 @@ export async function createApp(config: Config, logger: Logger): Promise<App> {
       // The transcoder answers REST requests, and reports to the request's report what it answered.
       rest: (req, res, report) =>
         rest(req, res, { contextValues: callContextValues(report.requestId), report }),
-      connect,
+      connect: (req, res, report) =>
+        connect(req, res, { contextValues: () => callContextValues(report.requestId, req), report }),
     }),
   );
 

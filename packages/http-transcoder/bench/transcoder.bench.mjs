@@ -1,9 +1,7 @@
-// Throughput and latency of one unary call made four ways against one server:
+// Throughput and latency of one unary call made three ways against one server:
 //
 //   rest          POST /v1/shelves/s1/books?bookId=b1, JSON, through the transcoder, which calls
-//                 the method in-process (a TranscodingRouter)
-//   rest-handlers the same request through a transcoder given the router's handlers (a Connect
-//                 call to the handler per request, with the message encoded to binary and back)
+//                 the router's handler (a Connect call in binary, in-process)
 //   connect-json  POST /transcodertest.v1.LibraryService/CreateBook, the Connect protocol with JSON
 //   node-http     a hand-written node:http handler doing the same work (parse the JSON, build the
 //                 same response), the floor
@@ -46,7 +44,8 @@ if (args.server) {
 async function serve() {
   const { create, fromJson, toJson } = await import("@bufbuild/protobuf");
   const { connectNodeAdapter } = await import("@connectrpc/connect-node");
-  const { createHttpTranscoder, createTranscodingRouter } = await import("../dist/index.js");
+  const { createConnectRouter } = await import("@connectrpc/connect");
+  const { createHttpTranscoder } = await import("../dist/index.js");
   const { LibraryService, BookSchema } = await import("./gen/transcodertest/v1/library_pb.js");
 
   const library = {
@@ -55,11 +54,9 @@ async function serve() {
     },
   };
   const connect = connectNodeAdapter({ routes: (r) => r.service(LibraryService, library) });
-  const router = createTranscodingRouter();
-  router.service(LibraryService, library);
+  const router = createConnectRouter().service(LibraryService, library);
   const successStatus = (method) => (method.name.startsWith("Create") ? 201 : 200);
   const rest = createHttpTranscoder({ router, successStatus });
-  const restHandlers = createHttpTranscoder({ handlers: router.handlers, successStatus });
 
   // The floor: what any JSON-over-HTTP handler has to do at least, with the same protobuf JSON
   // mapping (fromJson to validate the body, toJson to write the response).
@@ -77,8 +74,7 @@ async function serve() {
 
   const server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
     if (req.url.startsWith("/v1/")) {
-      if (req.headers["x-bench-mode"] === "handlers") restHandlers(req, res);
-      else rest(req, res);
+      rest(req, res);
     } else if (req.url.startsWith("/floor/")) {
       floor(req, res);
     } else {
@@ -119,13 +115,6 @@ async function measure() {
       body: JSON.stringify(book),
       status: 201,
       headers: {},
-    },
-    {
-      name: "rest-handlers",
-      path: "/v1/shelves/s1/books?bookId=b1",
-      body: JSON.stringify(book),
-      status: 201,
-      headers: { "x-bench-mode": "handlers" },
     },
     {
       name: "connect-json",

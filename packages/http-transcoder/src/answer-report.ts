@@ -1,18 +1,23 @@
 import type { ConnectError, ContextValues } from "@connectrpc/connect";
-import { codeToString } from "@folio/googleapis";
+import { codeToString } from "./code-names.js";
 
 /**
- * What the server that mounts a transcoder tells it of one request, as its handler's third
- * argument: say, a server that gives each request an id and logs its outcome.
+ * What the server that mounts a handler (the transcoder's, or one beside it) tells it of one
+ * request: the call's context values, and where to report what it answered.
  */
-export interface TranscodedRequest {
+export interface RequestScope {
   /** The context values of the request's call, instead of those of the `contextValues` option. */
   readonly contextValues?: ContextValues;
-  /** Where the transcoder reports what it answered. */
+  /** Where the handler reports what it answered. */
   readonly report?: AnswerReport;
 }
 
-/** What a transcoder reports of a request it answers, each once (say, for an access log and metrics). */
+/**
+ * How whoever answers a request reports it, each fact once, to the server that received it (for
+ * its access log and metrics, as Fastify's `onResponse` hook): the method called, then the code
+ * of the answer. One type for every protocol: REST (the transcoder) and Connect, gRPC and gRPC-Web
+ * (whichever handler answers them) report the same facts the same way.
+ */
 export interface AnswerReport {
   /** The method the request calls, as the call begins: `acme.v1.Library/GetBook`. */
   called(method: string): void;

@@ -1,8 +1,8 @@
 import type { DescField, DescMessage, JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { hasCustomJsonRepresentation } from "@bufbuild/protobuf/wkt";
 import type { ConnectError } from "@connectrpc/connect";
-import { invalidArgument } from "@folio/googleapis";
 import { fieldByName } from "./field-names.js";
+import { invalidArgument } from "./invalid-argument.js";
 
 /**
  * The error for a body that protobuf-es cannot read, naming the field at fault: the first key of

@@ -9,12 +9,11 @@ import {
   toJson,
 } from "@bufbuild/protobuf";
 import { base64Encode } from "@bufbuild/protobuf/wire";
-import { Code, ConnectError } from "@connectrpc/connect";
-// Connect's own names of codes (https://connectrpc.com/docs/protocol#error-codes), so that a REST
-// client sees what a Connect client would. Marked internal by connect-es: the version is pinned
-// exactly.
-import { codeToString, file_google_rpc_error_details } from "@folio/googleapis";
-import { errorFromJsonBytes } from "@folio/rpc-protocols/connect-internals";
+import type { ConnectError } from "@connectrpc/connect";
+// Connect's names of codes (https://connectrpc.com/docs/protocol#error-codes), so that a REST
+// client sees what a Connect client would.
+import { codeToString } from "./code-names.js";
+import { file_google_rpc_error_details } from "./gen/google/rpc/error_details_pb.js";
 
 /**
  * The body of every error response of a transcoded route:
@@ -127,20 +126,4 @@ function withType(type: string, json: JsonValue): HttpErrorDetail {
     return { type, ...fields };
   }
   return { type, value: json };
-}
-
-/**
- * Reads the error a Connect handler answers a unary call with: a JSON object with `code`,
- * `message` and `details` of `{ type, value, debug }` (https://connectrpc.com/docs/protocol#error-end-stream).
- * Anything else is an `internal` error whose message says only what the HTTP status was.
- *
- * @private
- */
-export function connectErrorFromJson(bytes: Uint8Array, httpStatus: number, metadata: Headers): ConnectError {
-  const fallback = new ConnectError(`HTTP ${httpStatus} from the handler`, Code.Internal);
-  try {
-    return errorFromJsonBytes(bytes, metadata, fallback);
-  } catch {
-    return fallback;
-  }
 }

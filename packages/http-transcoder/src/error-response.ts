@@ -1,7 +1,7 @@
 import type { ConnectError } from "@connectrpc/connect";
-import type { NodeRequest, NodeResponse } from "@folio/rpc-protocols";
 import { type AnswerReport, reportError } from "./answer-report.js";
 import { errorEnvelope } from "./error-envelope.js";
+import type { NodeRequest, NodeResponse } from "./node-types.js";
 import { createRequestIdReader } from "./request-id-reader.js";
 import { httpStatusOf } from "./rest-errors.js";
 import { requestIdHeader, setResponseHeaders } from "./rest-headers.js";
@@ -36,10 +36,8 @@ export function createErrorResponder(options: HttpTranscoderOptions): ErrorRespo
     const envelope = errorEnvelope(error, requestId, detailWriteOptions);
     return errorBody === undefined ? envelope : errorBody(error, { status, requestId, envelope });
   };
-  const onError = options.onError;
   return {
     write(req, res, error, report) {
-      onError?.(error, req);
       reportError(report, error);
       if (res.headersSent) {
         res.destroy();
@@ -62,7 +60,6 @@ export function createErrorResponder(options: HttpTranscoderOptions): ErrorRespo
       res.end(JSON.stringify(bodyOf(error, status, requestId)));
     },
     body(req, res, error, report) {
-      onError?.(error, req);
       reportError(report, error);
       return bodyOf(error, httpStatusOf(error), requestIdOf(req, res));
     },

@@ -1,30 +1,26 @@
 import type { Message } from "@bufbuild/protobuf";
 import type { ConnectError } from "@connectrpc/connect";
-import type { InProcessCall, NodeRequest, NodeResponse, RegisteredMethod } from "@folio/rpc-protocols";
-import { splitRequestTarget } from "@folio/rpc-protocols";
-import type { AnswerReport, TranscodedRequest } from "./answer-report.js";
-import { callServerStreamThroughHandler, callUnaryThroughHandler } from "./call-handler.js";
+import type { AnswerReport, RequestScope } from "./answer-report.js";
 import type { CompiledRoute } from "./compile-routes.js";
 import type { ErrorResponder } from "./error-response.js";
+import type { MethodRunner, RunningCall } from "./method-runner.js";
+import type { NodeRequest, NodeResponse } from "./node-types.js";
 import { takeFieldsParameter } from "./partial-response.js";
 import { readRequest } from "./read-request.js";
+import { splitRequestTarget } from "./request-target.js";
 import type { ResponseBodyWriter } from "./response-body.js";
-import {
-  type ContextValuesOf,
-  callServerStreamInProcess,
-  callUnaryInProcess,
-  restCall,
-} from "./rest-call.js";
+import { beginRestCall, type ContextValuesOf, callServerStream, callUnary } from "./rest-call.js";
 import { restErrorRules } from "./rest-error-rules.js";
 import { asConnectError, restError } from "./rest-errors.js";
 import { setResponseHeaders } from "./rest-headers.js";
-import { type UnaryAnswer, writeUnaryResponse } from "./rest-unary-answer.js";
+import { writeUnaryResponse } from "./rest-unary-answer.js";
 import type { RouteTable } from "./route-table.js";
 import type { BodySending } from "./send-body.js";
-import { type ServerStreamAnswer, writeServerStream } from "./server-stream.js";
+import { writeServerStream } from "./server-stream.js";
 
 /** What handling a request needs besides the route table. @private */
 export interface RequestHandling {
+  readonly runner: MethodRunner;
   readonly maxBodyBytes: number;
   readonly contextValues: ContextValuesOf;
   readonly errors: ErrorResponder;
@@ -32,11 +28,7 @@ export interface RequestHandling {
 }
 
 /** The Node handler of a transcoder; `request`: what the server tells it of the request. */
-export type HttpTranscoderHandler = (
-  req: NodeRequest,
-  res: NodeResponse,
-  request?: TranscodedRequest,
-) => void;
+export type HttpTranscoderHandler = (req: NodeRequest, res: NodeResponse, request?: RequestScope) => void;
 
 /**
  * The Node handler of a transcoder: matches a request to a route (404 and 405 otherwise), reads
@@ -90,75 +82,25 @@ export function createRequestHandler(
     }
     const method = entry.route.method;
     report?.called(`${method.parent.typeName}/${method.name}`);
-    const { registered } = entry;
-    if (registered === undefined) {
-      // A plain Connect router: its handler runs the request gate, after REST read the body.
-      readRequest(req, entry, found.segments, rest, handling.maxBodyBytes)
-        .then((message) =>
-          callAndAnswer(
-            req,
-            res,
-            entry,
-            throughHandler(req, res, entry, message, perRequest),
-            perRequest,
-            partial,
-            report,
-          ),
-        )
-        .catch((error: unknown) => fail(asConnectError(error)));
-      return;
-    }
-    // The router's request gate (authentication, say) decides on the headers: a call it refuses is
+    // The runner may refuse the call on its headers (authentication, say): a call it refuses is
     // answered without its body being read or parsed.
-    const call = restCall(req, res, entry, perRequest.contextValues);
-    Promise.resolve(registered.requestGate(call.context))
-      .then(() => readRequest(req, entry, found.segments, rest, handling.maxBodyBytes))
+    let running: RunningCall | undefined;
+    Promise.resolve()
+      .then(() => beginRestCall(handling.runner, req, res, entry, perRequest.contextValues))
+      .then((begun) => {
+        running = begun;
+        return readRequest(req, entry, found.segments, rest, handling.maxBodyBytes);
+      })
       .then((message) =>
-        callAndAnswer(
-          req,
-          res,
-          entry,
-          inProcess(res, registered, call, message),
-          perRequest,
-          partial,
-          report,
-        ),
+        callAndAnswer(req, res, entry, running as RunningCall, message, handling, partial, report),
       )
       .catch((error: unknown) => {
-        call.abort(error);
-        // What the gate set (rate-limit headers, say) goes out with a failure before the call.
-        if (!res.headersSent) setResponseHeaders(res, call.context.responseHeader);
+        running?.cancel(error);
+        // What the call set before it failed (rate-limit headers, say) goes out with the failure.
+        if (!res.headersSent && running !== undefined) setResponseHeaders(res, running.responseHeader);
         fail(asConnectError(error));
       });
   };
-}
-
-/** How a route's method is called: in-process, or through the router's handler. */
-interface MethodCall {
-  unary(): Promise<UnaryAnswer>;
-  serverStream(): Promise<ServerStreamAnswer> | ServerStreamAnswer;
-}
-
-/** The in-process call of a method, in `call`. */
-function inProcess(res: NodeResponse, registered: RegisteredMethod, call: InProcessCall, message: Message) {
-  return {
-    unary: () => callUnaryInProcess(res, call, registered, message),
-    serverStream: () => callServerStreamInProcess(call, registered, message),
-  } satisfies MethodCall;
-}
-
-/** The call of a method through the router's handler (a plain Connect router). */
-function throughHandler(
-  req: NodeRequest,
-  res: NodeResponse,
-  entry: CompiledRoute,
-  message: Message,
-  handling: RequestHandling,
-) {
-  return {
-    unary: () => callUnaryThroughHandler(req, res, entry, message, handling.contextValues),
-    serverStream: () => callServerStreamThroughHandler(req, res, entry, message, handling.contextValues),
-  } satisfies MethodCall;
 }
 
 /** Calls the route's method and writes its answer. */
@@ -166,7 +108,8 @@ async function callAndAnswer(
   req: NodeRequest,
   res: NodeResponse,
   entry: CompiledRoute,
-  method: MethodCall,
+  running: RunningCall,
+  message: Message,
   handling: RequestHandling,
   partial: ResponseBodyWriter | undefined,
   report: AnswerReport | undefined,
@@ -176,14 +119,14 @@ async function callAndAnswer(
       req,
       res,
       entry,
-      await method.serverStream(),
+      callServerStream(running, message),
       (error) => handling.errors.body(req, res, error, report),
       handling.sending.compression,
       report,
     );
     return;
   }
-  const answer = await method.unary();
+  const answer = await callUnary(res, running, message);
   await writeUnaryResponse(req, res, entry, answer, handling.sending, partial);
   report?.answered("ok");
 }

@@ -6,8 +6,8 @@ import {
   getOption,
   hasOption,
 } from "@bufbuild/protobuf";
-import { http } from "@folio/googleapis/google/api/annotations_pb.js";
-import type { HttpRule } from "@folio/googleapis/google/api/http_pb.js";
+import { http } from "./gen/google/api/annotations_pb.js";
+import type { HttpRule } from "./gen/google/api/http_pb.js";
 import {
   type PathTemplate,
   type PathTemplateVariable,
@@ -77,6 +77,9 @@ export function collectHttpRoutes(services: readonly DescService[]): HttpRoute[]
   const routes: HttpRoute[] = [];
   for (const service of services) {
     for (const method of service.methods) {
+      // protobuf-es reads an option by its extension's field number, so the rules of services
+      // generated with any copy of google/api/annotations (a user's own, not this package's) are
+      // read the same.
       if (!hasOption(method, http)) {
         continue;
       }

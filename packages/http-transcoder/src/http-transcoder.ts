@@ -1,8 +1,8 @@
-import type { TranscodedRequest } from "./answer-report.js";
 import { compileRoutes } from "./compile-routes.js";
 import { createCompression } from "./content-coding.js";
 import { createErrorResponder } from "./error-response.js";
 import { createRequestHandler, type HttpTranscoderHandler } from "./handle-request.js";
+import { createHandlerRunner } from "./handler-runner.js";
 import { defaultMaxBodyBytes, type HttpTranscoderOptions } from "./transcoder-options.js";
 
 /**
@@ -15,19 +15,25 @@ import { defaultMaxBodyBytes, type HttpTranscoderOptions } from "./transcoder-op
  * serves the same router over Connect, gRPC and gRPC-Web:
  *
  * ```ts
- * const router = createTranscodingRouter({ interceptors });
+ * const router = createConnectRouter({ interceptors });
  * router.service(Library, impl);
  * const rest = createHttpTranscoder({ router });
  * ```
  *
  * The handler's optional third argument tells it more of a request: the call's context values, and
- * where to report the method called and the code of the answer (see {@link TranscodedRequest}).
+ * where to report the method called and the code of the answer (see {@link RequestScope}).
  *
  * Throws at start-up when a rule is invalid, two rules are ambiguous, a method with a rule has no
  * handler, or is client- or bidi-streaming.
  */
 export function createHttpTranscoder(options: HttpTranscoderOptions): HttpTranscoderHandler {
-  return createRequestHandler(compileRoutes(options), {
+  const runner =
+    options.runner ?? (options.router === undefined ? undefined : createHandlerRunner(options.router));
+  if (runner === undefined) {
+    throw new Error("createHttpTranscoder: pass the Connect router that serves the services (or a runner)");
+  }
+  return createRequestHandler(compileRoutes(options, runner), {
+    runner,
     maxBodyBytes: options.maxBodyBytes ?? defaultMaxBodyBytes,
     contextValues: options.contextValues,
     errors: createErrorResponder(options),

@@ -1,34 +1,33 @@
 // @folio/http-transcoder: REST for Connect-ES services, from their google.api.http rules.
 //
-// Serving: createHttpTranscoder (the Node handler) with its options, and createTranscodingRouter
-// (the router whose methods it calls in-process).
+// Serving: createHttpTranscoder (the Node handler) with its options; how it calls a method, the
+// MethodRunner (createHandlerRunner: through a Connect router's handlers, the default), and what a
+// server that runs its methods its own way needs of Node's requests (types, headers, the request
+// target, the reason a call ends when its client goes away, entity tags).
 // The REST rules, which the transcoder serves by and an OpenAPI document describes, are
 // rules.ts's, exported here too and on their own as @folio/http-transcoder/rules: the routes
 // (collectHttpRoutes, path templates), the query parameters a route binds (queryParameters), the
 // fields a request requires (isRequiredField, isRequestBodyRequired), raw HttpBody bodies
 // (rawBodyTarget, hasRawResponse), the failures the transcoder answers itself (restErrorRules,
-// routeErrorRules), the next-page link (nextPageTokenField) and the HTTP semantics of a route.
+// routeErrorRules), the next-page link (nextPageTokenField), the HTTP semantics of a route and the
+// codes' names and statuses (codeToString, codeFromString, codeToHttpStatus).
+// invalidArgument builds the `invalid_argument` errors, with a google.rpc.BadRequest, that the
+// transcoder answers a request it cannot read with, for handlers to answer theirs alike. The
+// google/api and google/rpc types it uses are exported as @folio/http-transcoder/google/*.
 
-// Node's request and response types, under the names this package's API has always used.
-export type {
-  NodeHandler as NodeHandlerFn,
-  NodeRequest as NodeServerRequest,
-  NodeResponse as NodeServerResponse,
-} from "@folio/rpc-protocols";
-// The router whose methods the transcoder calls in-process (from @folio/rpc-protocols, which calls
-// them for Connect, gRPC and gRPC-Web too).
-export {
-  createTranscodingRouter,
-  type RegisteredMethod,
-  type RequestTarget,
-  splitRequestTarget,
-  type TranscodingRouter,
-} from "@folio/rpc-protocols";
-export type { AnswerReport, TranscodedRequest } from "./answer-report.js";
+export type { AnswerReport, RequestScope } from "./answer-report.js";
+export { clientGoneReason } from "./client-gone.js";
 export { type CompressionOptions, negotiateContentCoding } from "./content-coding.js";
+export { entityTag, matchesIfNoneMatch } from "./entity-tag.js";
 export type { HttpError, HttpErrorDetail, HttpErrorEnvelope } from "./error-envelope.js";
 export type { HttpTranscoderHandler } from "./handle-request.js";
+export { createHandlerRunner } from "./handler-runner.js";
 export { createHttpTranscoder } from "./http-transcoder.js";
+export { type FieldViolation, invalidArgument } from "./invalid-argument.js";
+export type { MethodCall, MethodRunner, RunningCall } from "./method-runner.js";
+export type { NodeHandler, NodeRequest, NodeResponse } from "./node-types.js";
+export { RequestHeaders } from "./request-headers.js";
+export { type RequestTarget, splitRequestTarget } from "./request-target.js";
 export * from "./rules.js";
 export {
   defaultMaxBodyBytes,

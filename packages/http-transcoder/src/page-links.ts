@@ -1,6 +1,6 @@
-import type { NodeResponse } from "@folio/rpc-protocols";
-import { splitRequestTarget } from "@folio/rpc-protocols";
 import { parseFormUrlencoded } from "./form-urlencoded.js";
+import type { NodeResponse } from "./node-types.js";
+import { splitRequestTarget } from "./request-target.js";
 
 /**
  * Adds the next page's address as `Link: <...>; rel="next"` (RFC 8288): the request's own path and

@@ -1,10 +1,10 @@
 import type { DescField, DescMessage } from "@bufbuild/protobuf";
 import { hasCustomJsonRepresentation } from "@bufbuild/protobuf/wkt";
 import type { ConnectError } from "@connectrpc/connect";
-import { invalidArgument } from "@folio/googleapis";
 import { fieldByName } from "./field-names.js";
 import type { HttpRoute } from "./http-route.js";
 import { fieldsParameter } from "./http-semantics.js";
+import { invalidArgument } from "./invalid-argument.js";
 import type { FieldSelection } from "./response-json.js";
 
 /**

@@ -1,8 +1,8 @@
 import type { DescField } from "@bufbuild/protobuf";
 import type { ReflectMessage } from "@bufbuild/protobuf/reflect";
-import type { FieldViolation } from "@folio/googleapis";
 import { type FieldValueParser, fieldValueParser, setFieldPathValue } from "./field-value.js";
 import type { HttpRoute } from "./http-route.js";
+import type { FieldViolation } from "./invalid-argument.js";
 
 /**
  * Sets the fields a route's path variables bind, from a request's raw path segments; a value that

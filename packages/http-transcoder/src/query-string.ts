@@ -1,9 +1,9 @@
 import type { DescField } from "@bufbuild/protobuf";
 import type { ReflectMessage } from "@bufbuild/protobuf/reflect";
-import type { FieldViolation } from "@folio/googleapis";
 import { setFieldPathValue } from "./field-value.js";
 import { parseFormUrlencoded } from "./form-urlencoded.js";
 import type { HttpRoute } from "./http-route.js";
+import type { FieldViolation } from "./invalid-argument.js";
 import { describeValueError } from "./path-variables.js";
 import { type OneofMember, oneofMembers, type QueryTarget, resolveQueryName } from "./query-binding.js";
 

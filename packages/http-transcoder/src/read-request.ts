@@ -1,8 +1,8 @@
 import type { JsonValue, Message } from "@bufbuild/protobuf";
 import { reflect } from "@bufbuild/protobuf/reflect";
 import type { ConnectError } from "@connectrpc/connect";
-import type { NodeRequest } from "@folio/rpc-protocols";
 import type { CompiledRoute } from "./compile-routes.js";
+import type { NodeRequest } from "./node-types.js";
 import { setRawBody } from "./raw-body.js";
 import { isJsonContentType, readRequestBody } from "./request-body.js";
 import { restErrorRules } from "./rest-error-rules.js";

@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
-import type { NodeRequest } from "@folio/rpc-protocols";
 import { createDecompressor } from "./content-coding.js";
+import type { NodeRequest } from "./node-types.js";
 import { restErrorRules } from "./rest-error-rules.js";
 import { restError } from "./rest-errors.js";
 import { supportedContentCodings } from "./supported-codings.js";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { NodeRequest, NodeResponse } from "@folio/rpc-protocols";
+import type { NodeRequest, NodeResponse } from "./node-types.js";
 import { requestIdHeader } from "./rest-headers.js";
 import type { HttpTranscoderOptions } from "./transcoder-options.js";
 

@@ -1,8 +1,8 @@
 import { create, fromJson, type JsonReadOptions, type JsonValue, type Message } from "@bufbuild/protobuf";
 import { type ReflectMessage, reflect } from "@bufbuild/protobuf/reflect";
-import { type FieldViolation, invalidArgument } from "@folio/googleapis";
 import { bodyError } from "./body-error.js";
 import type { HttpRoute } from "./http-route.js";
+import { type FieldViolation, invalidArgument } from "./invalid-argument.js";
 import { createPathVariablesSetter } from "./path-variables.js";
 import { createQueryStringSetter } from "./query-string.js";
 

@@ -1,5 +1,5 @@
 import { type DescField, getOption } from "@bufbuild/protobuf";
-import { FieldBehavior, field_behavior } from "@folio/googleapis/google/api/field_behavior_pb.js";
+import { FieldBehavior, field_behavior } from "./gen/google/api/field_behavior_pb.js";
 import { rawBodyTarget } from "./http-body.js";
 import type { HttpRoute } from "./http-route.js";
 

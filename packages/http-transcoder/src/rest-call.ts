@@ -1,15 +1,11 @@
 import type { Message } from "@bufbuild/protobuf";
-import { type ContextValues, createContextValues } from "@connectrpc/connect";
-import {
-  callServerStream,
-  callUnary,
-  createInProcessContext,
-  type InProcessCall,
-  type NodeRequest,
-  type NodeResponse,
-  type RegisteredMethod,
-} from "@folio/rpc-protocols";
+import { Code, ConnectError, type ContextValues } from "@connectrpc/connect";
+import { clientGoneReason } from "./client-gone.js";
 import type { CompiledRoute } from "./compile-routes.js";
+import { parseGrpcTimeout } from "./grpc-timeout.js";
+import type { MethodCall, MethodRunner, RunningCall } from "./method-runner.js";
+import type { NodeRequest, NodeResponse } from "./node-types.js";
+import { RequestHeaders } from "./request-headers.js";
 import { isForwardedRequestHeader, setResponseHeaders } from "./rest-headers.js";
 import type { UnaryAnswer } from "./rest-unary-answer.js";
 import type { ServerStreamAnswer } from "./server-stream.js";
@@ -18,71 +14,69 @@ import type { ServerStreamAnswer } from "./server-stream.js";
 export type ContextValuesOf = ((req: NodeRequest) => ContextValues) | undefined;
 
 /**
- * Calls a unary method in-process with the request message REST built (`callUnary` of
- * `@folio/rpc-protocols`), in the call's context (see {@link restCall}). On failure, the headers
- * set so far go out with the error, as a handler answers a failed call.
+ * Begins the call of a REST request once its route is known, before its body is read: the runner
+ * may refuse it on its headers. The call sees the request's headers less those of the HTTP/JSON
+ * exchange, the deadline of its `Grpc-Timeout` header (as grpc-gateway reads it), and a signal
+ * that aborts when the client goes away.
  *
  * @private
  */
-export async function callUnaryInProcess(
-  res: NodeResponse,
-  call: InProcessCall,
-  registered: RegisteredMethod,
-  message: Message,
-): Promise<UnaryAnswer> {
-  const { context } = call;
-  try {
-    const output = await callUnary(registered, context, message);
-    call.end();
-    return { output, header: context.responseHeader, trailer: context.responseTrailer };
-  } catch (error) {
-    // As connect-es's handlers: the call's signal aborts with the failure, so that an interceptor
-    // that cleans up on it does so on every protocol.
-    call.abort(error);
-    setResponseHeaders(res, context.responseHeader);
-    throw error;
-  }
-}
-
-/**
- * Calls a server-streaming method in-process with the request message REST built
- * (`callServerStream` of `@folio/rpc-protocols`): its messages come as the implementation yields
- * them, with no encoding between.
- *
- * @private
- */
-export function callServerStreamInProcess(
-  call: InProcessCall,
-  registered: RegisteredMethod,
-  message: Message,
-): ServerStreamAnswer {
-  const { context } = call;
-  return {
-    messages: callServerStream(registered, context, message),
-    // Set by the interceptors and the implementation by the time a message (or an error) comes.
-    header: () => context.responseHeader,
-  };
-}
-
-/**
- * The call of a REST request, made once its route is known and before its body is read (the
- * router's request gate runs in it): its headers as REST forwards them, no deadline.
- *
- * @private
- */
-export function restCall(
+export function beginRestCall(
+  runner: MethodRunner,
   req: NodeRequest,
   res: NodeResponse,
   entry: CompiledRoute,
   contextValues: ContextValuesOf,
-): InProcessCall {
-  return createInProcessContext({
-    req,
-    res,
+): RunningCall | Promise<RunningCall> {
+  const timeout = req.headers["grpc-timeout"] as string | undefined;
+  const timeoutMs = timeout === undefined ? undefined : parseGrpcTimeout(timeout);
+  if (timeoutMs === null) {
+    throw new ConnectError(`invalid grpc-timeout: ${timeout}`, Code.InvalidArgument);
+  }
+  const call: MethodCall = {
     method: entry.route.method,
-    requestPath: entry.handler.requestPath,
-    protocolName: "rest",
-    isForwarded: isForwardedRequestHeader,
-    values: contextValues?.(req) ?? createContextValues(),
+    requestMethod: req.method ?? "GET",
+    url: `http://${req.headers.host ?? req.headers[":authority"] ?? "localhost"}${entry.requestPath}`,
+    requestHeader: new RequestHeaders(req.headers, isForwardedRequestHeader),
+    signal: clientSignal(req, res),
+    timeoutMs,
+    contextValues: contextValues?.(req),
+  };
+  return runner.begin(call);
+}
+
+/** Calls a unary method; on failure, the headers the call set go out with the error. @private */
+export async function callUnary(
+  res: NodeResponse,
+  running: RunningCall,
+  message: Message,
+): Promise<UnaryAnswer> {
+  try {
+    const output = await running.unary(message);
+    return { output, header: running.responseHeader, trailer: running.responseTrailer };
+  } catch (error) {
+    setResponseHeaders(res, running.responseHeader);
+    setResponseHeaders(res, running.responseTrailer);
+    throw error;
+  }
+}
+
+/** Calls a server-streaming method: its messages as they come. @private */
+export function callServerStream(running: RunningCall, message: Message): ServerStreamAnswer {
+  return {
+    messages: running.serverStream(message)[Symbol.asyncIterator](),
+    // Set by the interceptors and the implementation by the time a message (or an error) comes.
+    header: () => running.responseHeader,
+  };
+}
+
+/** A signal that aborts when the client goes away before its answer is complete. */
+function clientSignal(req: NodeRequest, res: NodeResponse): AbortSignal {
+  const controller = new AbortController();
+  res.once("close", () => {
+    // Closed before the answer was ended: the client went away. (Not `writableFinished`, which an
+    // HTTP/2 stream the client reset reports true.)
+    if (!res.writableEnded) controller.abort(clientGoneReason(req));
   });
+  return controller.signal;
 }

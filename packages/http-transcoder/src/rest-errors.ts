@@ -1,8 +1,7 @@
 import { ConnectError } from "@connectrpc/connect";
-// Connect's own table of codes and HTTP statuses (https://connectrpc.com/docs/protocol#error-codes),
-// so that a REST client sees what a Connect client would. Marked internal by connect-es: the
-// version is pinned exactly.
-import { codeToHttpStatus } from "@folio/googleapis";
+// Connect's table of codes and HTTP statuses (https://connectrpc.com/docs/protocol#error-codes),
+// so that a REST client sees what a Connect client would.
+import { codeToHttpStatus } from "./code-names.js";
 import { type RestErrorRule, restErrorRules } from "./rest-error-rules.js";
 
 const httpStatusOverrides = new WeakMap<ConnectError, number>();

@@ -1,4 +1,4 @@
-import type { NodeRequest, NodeResponse } from "@folio/rpc-protocols";
+import type { NodeRequest, NodeResponse } from "./node-types.js";
 
 /** The header of a request's id, in error responses and read from the request (lower case, as Node keeps them). @private */
 export const requestIdHeader = "x-request-id";

@@ -1,6 +1,6 @@
 import type { Message } from "@bufbuild/protobuf";
-import type { NodeRequest, NodeResponse } from "@folio/rpc-protocols";
 import type { CompiledRoute } from "./compile-routes.js";
+import type { NodeRequest, NodeResponse } from "./node-types.js";
 import { appendNextPageLink } from "./page-links.js";
 import { bodyBytes, type ResponseBodyWriter } from "./response-body.js";
 import { setResponseHeaders } from "./rest-headers.js";

@@ -1,8 +1,11 @@
 // @folio/http-transcoder/rules: the REST rules the transcoder serves by, for whatever describes
 // the API (@folio/openapi) to read rather than restate. Descriptors in, rules out: these modules
-// import @bufbuild/protobuf, the generated google/api types of @folio/googleapis, node:zlib (for
-// the codings of this Node) and Connect's Code as a type only, so a reader of the rules loads
-// nothing of the transcoder's serving, of @folio/rpc-protocols or of Connect.
+// import @bufbuild/protobuf, the package's generated google/api types, node:zlib (for the codings
+// of this Node) and Connect's Code as a type only, so a reader of the rules loads nothing of the
+// transcoder's serving or of Connect. The codes' names and HTTP statuses are here too, the ones
+// the transcoder's error responses use.
+
+export { codeFromString, codeToHttpStatus, codeToString } from "./code-names.js";
 
 export { hasRawResponse, isHttpBody, type RawBodyTarget, rawBodyTarget } from "./http-body.js";
 export { collectHttpRoutes, type HttpPathVariable, type HttpRoute } from "./http-route.js";

@@ -1,5 +1,6 @@
-import { entityTag, matchesIfNoneMatch, type NodeRequest, type NodeResponse } from "@folio/rpc-protocols";
 import { type Compression, type ContentCoding, negotiateContentCoding } from "./content-coding.js";
+import { entityTag, matchesIfNoneMatch } from "./entity-tag.js";
+import type { NodeRequest, NodeResponse } from "./node-types.js";
 
 /** How a transcoder sends the bodies of successful answers. @private */
 export interface BodySending {

@@ -1,9 +1,9 @@
 import type { Message } from "@bufbuild/protobuf";
 import type { ConnectError } from "@connectrpc/connect";
-import type { NodeRequest, NodeResponse } from "@folio/rpc-protocols";
 import { type AnswerReport, reportError } from "./answer-report.js";
 import type { CompiledRoute } from "./compile-routes.js";
 import { type Compression, negotiateContentCoding } from "./content-coding.js";
+import type { NodeRequest, NodeResponse } from "./node-types.js";
 import { asConnectError } from "./rest-errors.js";
 import { setResponseHeaders } from "./rest-headers.js";
 import { appendVary } from "./send-body.js";

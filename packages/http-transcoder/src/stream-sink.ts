@@ -1,6 +1,6 @@
 import type zlib from "node:zlib";
-import type { NodeResponse } from "@folio/rpc-protocols";
 import type { Compression, ContentCoding } from "./content-coding.js";
+import type { NodeResponse } from "./node-types.js";
 
 /** Where the messages of a server stream go: the response as it is, or through a compressor. @private */
 export interface StreamSink {

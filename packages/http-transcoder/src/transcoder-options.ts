@@ -1,30 +1,28 @@
 import type { DescMethod, DescService } from "@bufbuild/protobuf";
-import type { ConnectError, ContextValues } from "@connectrpc/connect";
-import type { NodeRequest, NodeResponse, TranscodingRouter } from "@folio/rpc-protocols";
-import type { UniversalHandler } from "@folio/rpc-protocols/connect-internals";
+import type { ConnectError, ConnectRouter, ContextValues } from "@connectrpc/connect";
 import type { CompressionOptions } from "./content-coding.js";
 import type { HttpErrorEnvelope } from "./error-envelope.js";
 import type { HttpRoute } from "./http-route.js";
 import type { HttpTranscoderJsonOptions } from "./json-options.js";
+import type { MethodRunner } from "./method-runner.js";
+import type { NodeRequest, NodeResponse } from "./node-types.js";
 
 /** Options for {@link createHttpTranscoder}. */
 export interface HttpTranscoderOptions {
   /**
-   * The router that serves the same services over Connect, gRPC and gRPC-Web, made with
-   * {@link createTranscodingRouter}: REST requests are calls of its methods, in-process, so they
-   * run the same implementations behind the same interceptors, with the request message itself
-   * (unary and server-streaming methods alike).
+   * The Connect router that serves the same services over Connect, gRPC and gRPC-Web: a REST
+   * request is a call of its handler, in-process, so it runs the same implementations behind the
+   * same interceptors.
    */
-  readonly router?: TranscodingRouter;
+  readonly router?: Pick<ConnectRouter, "handlers">;
   /**
-   * Instead of `router`: the handlers of a Connect router, `router.handlers`. Each REST request is
-   * then a call of the Connect protocol to a handler, in-process, with the request message
-   * encoded to binary and the response decoded from it: the same semantics, at more CPU per call.
+   * How methods are called, instead of through `router`'s handlers (see {@link MethodRunner}):
+   * for a server with a cheaper way to call its methods in-process.
    */
-  readonly handlers?: readonly UniversalHandler[];
+  readonly runner?: MethodRunner;
   /**
    * The services to serve over REST: every method with a `google.api.http` option. By default,
-   * the services of `handlers`.
+   * the services of `router`.
    */
   readonly services?: readonly DescService[];
   /** The routes to serve, instead of those of `services` (see {@link collectHttpRoutes}). */
@@ -60,12 +58,6 @@ export interface HttpTranscoderOptions {
   readonly errorBody?: (error: ConnectError, context: ErrorBodyContext) => unknown;
   /** The `Content-Type` of error responses. Default `application/json`. */
   readonly errorContentType?: string;
-  /**
-   * Told of each error the transcoder answers with, just before it is written: those of a call
-   * and those it decides itself (no route, 405, 413, 415, a malformed body), say for the access
-   * log and metrics to record the code the client gets.
-   */
-  readonly onError?: (error: ConnectError, req: NodeRequest) => void;
   /**
    * How unary answers (above the threshold) and NDJSON/SSE streams (flushed after each message)
    * are compressed for the `Accept-Encoding` of the client (br, zstd where Node has it, gzip), or

@@ -4,9 +4,15 @@
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Code, ConnectError, createContextKey, createContextValues } from "@connectrpc/connect";
+import {
+  Code,
+  ConnectError,
+  createConnectRouter,
+  createContextKey,
+  createContextValues,
+} from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHttpTranscoder, createTranscodingRouter } from "../src/index.js";
+import { createHttpTranscoder } from "../src/index.js";
 import { LibraryService } from "./gen/transcodertest/v1/library_pb.js";
 
 const requestKey = createContextKey("", { description: "the server's id of the request" });
@@ -19,7 +25,7 @@ let baseUrl: string;
 const reports = new Map<string, Reported>();
 
 beforeAll(async () => {
-  const router = createTranscodingRouter();
+  const router = createConnectRouter();
   router.service(LibraryService, {
     getShelf(req, context) {
       if (req.name === "shelves/missing") throw new ConnectError("shelf not found", Code.NotFound);

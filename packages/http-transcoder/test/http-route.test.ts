@@ -122,7 +122,7 @@ describe("collectHttpRoutes", () => {
 describe("createHttpTranscoder at start-up", () => {
   it("refuses two rules that match the same requests", () => {
     const router = createConnectRouter().service(AmbiguousService, {});
-    expect(() => createHttpTranscoder({ handlers: router.handlers })).toThrow(
+    expect(() => createHttpTranscoder({ router })).toThrow(
       "ambiguous google.api.http rules: GET /v1/{name=shelves/*} (transcodertest.v1.AmbiguousService.First) and GET /v1/shelves/{id} (transcodertest.v1.AmbiguousService.Second) match the same requests",
     );
   });
@@ -134,20 +134,20 @@ describe("createHttpTranscoder at start-up", () => {
     ] as const) {
       const router = createConnectRouter().service(service, {});
       const method = service.methods[0];
-      expect(() => createHttpTranscoder({ handlers: router.handlers })).toThrow(
+      expect(() => createHttpTranscoder({ router })).toThrow(
         `google.api.http rule of ${service.typeName}.${method?.name}: ${kind} methods cannot be served over REST, where a request is one message; only unary and server-streaming methods can`,
       );
     }
   });
 
   it("refuses a method without a handler", () => {
-    expect(() => createHttpTranscoder({ handlers: [], services: [LibraryService] })).toThrow(
+    expect(() => createHttpTranscoder({ router: createConnectRouter(), services: [LibraryService] })).toThrow(
       "google.api.http rule of transcodertest.v1.LibraryService.GetShelf: no handler for the method",
     );
   });
 
-  it("takes the services of the handlers by default", () => {
+  it("takes the services of the router by default", () => {
     const router = createConnectRouter().service(LibraryService, {});
-    expect(() => createHttpTranscoder({ handlers: router.handlers })).not.toThrow();
+    expect(() => createHttpTranscoder({ router })).not.toThrow();
   });
 });

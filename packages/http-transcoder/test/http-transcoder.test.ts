@@ -5,7 +5,6 @@ import {
   type LibraryServer,
   startLibraryServer,
   startRootFileServer,
-  transcoderCalls,
 } from "./library-server.js";
 
 /** A request of a table row. */
@@ -94,9 +93,9 @@ function badRequest(...violations: [field: string, description: unknown][]) {
   ];
 }
 
-describe.each(transcoderCalls)("calls %s", (calls) => {
+describe("the transcoder", () => {
   beforeAll(async () => {
-    server = await startLibraryServer({ maxBodyBytes: 1024 }, { calls });
+    server = await startLibraryServer({ maxBodyBytes: 1024 });
   });
 
   afterAll(async () => {
@@ -844,11 +843,11 @@ describe.each(transcoderCalls)("calls %s", (calls) => {
         "x-custom": "1",
       });
       // The REST request's own Content-Type is not the call's: a Connect call to the handler has
-      // its own, a call in-process none.
-      expect(header?.["content-type"]).toBe(calls === "handlers" ? "application/proto" : undefined);
+      // its own.
+      expect(header?.["content-type"]).toBe("application/proto");
     });
 
-    it("calls unary and streaming methods with the request's HTTP method, in-process as protocol rest", async () => {
+    it("calls unary and streaming methods as Connect calls of the router's handlers", async () => {
       const before = server.received.length;
       const update = await send({ method: "PATCH", path: "/v1/shelves/s7", body: { theme: "poetry" } });
       expect(update.status).toBe(200);
@@ -859,17 +858,10 @@ describe.each(transcoderCalls)("calls %s", (calls) => {
         .slice(before)
         .map((call) => [call.method, call.requestMethod, call.protocolName]);
       // Through a handler, each call is a Connect call: POST, whatever the REST method was.
-      expect(seen).toEqual(
-        calls === "in-process"
-          ? [
-              ["UpdateShelf", "PATCH", "rest"],
-              ["WatchBooks", "GET", "rest"],
-            ]
-          : [
-              ["UpdateShelf", "POST", "connect"],
-              ["WatchBooks", "POST", "connect"],
-            ],
-      );
+      expect(seen).toEqual([
+        ["UpdateShelf", "POST", "connect"],
+        ["WatchBooks", "POST", "connect"],
+      ]);
     });
 
     it("serves the same implementation over the Connect protocol", async () => {

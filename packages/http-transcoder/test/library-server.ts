@@ -26,8 +26,13 @@ import {
   type ServiceImpl,
 } from "@connectrpc/connect";
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
-import { ErrorInfoSchema } from "@folio/googleapis";
-import { createHttpTranscoder, createTranscodingRouter, type HttpTranscoderOptions } from "../src/index.js";
+import { ErrorInfoSchema } from "../src/gen/google/rpc/error_details_pb.js";
+import {
+  createHandlerRunner,
+  createHttpTranscoder,
+  type HttpTranscoderOptions,
+  type MethodRunner,
+} from "../src/index.js";
 import { LibraryService, RootFileService } from "./gen/transcodertest/v1/library_pb.js";
 
 /** What the implementation received in a call. */
@@ -241,22 +246,28 @@ export async function startLibraryServer(
   transcoderOptions: Partial<HttpTranscoderOptions> = {},
   {
     http2 = false,
-    calls = "in-process",
+    runner,
     requestGate,
-  }: { http2?: boolean; calls?: TranscoderCalls; requestGate?: ConnectRouterOptions["requestGate"] } = {},
+  }: {
+    http2?: boolean;
+    /** The runner REST calls methods through, made of the default one over the router's handlers. */
+    runner?: (byHandlers: MethodRunner) => MethodRunner;
+    requestGate?: ConnectRouterOptions["requestGate"];
+  } = {},
 ): Promise<LibraryServer> {
   const received: Received[] = [];
   const cancelled: string[] = [];
   const contextValues = (req: { headers: Record<string, string | string[] | undefined> }) =>
     createContextValues().set(tenantKey, String(req.headers["x-tenant"] ?? "none"));
-  const router = createTranscodingRouter({
+  const router = createConnectRouter({
     interceptors: [authInterceptor],
     ...(requestGate === undefined ? {} : { requestGate }),
   });
   router.service(LibraryService, libraryImpl(received, cancelled));
   const connect = serveConnect(router, contextValues);
   const rest = createHttpTranscoder({
-    ...(calls === "in-process" ? { router } : { handlers: router.handlers }),
+    router,
+    ...(runner === undefined ? {} : { runner: runner(createHandlerRunner(router)) }),
     contextValues,
     successStatus: (method) => (method.name.startsWith("Create") ? 201 : 200),
     ...transcoderOptions,
@@ -276,19 +287,10 @@ export async function startRootFileServer(): Promise<Omit<LibraryServer, "receiv
   const router = createConnectRouter().service(RootFileService, {
     getRootFile: (req) => ({ path: req.path }),
   });
-  return listen(createHttpTranscoder({ handlers: router.handlers }), false);
+  return listen(createHttpTranscoder({ router }), false);
 }
 
 type Handler = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void;
-
-/**
- * How the transcoder calls the methods: "in-process" with the message (given the router), or
- * "handlers", as a Connect call to the router's handlers. Every test runs both ways.
- */
-export type TranscoderCalls = "in-process" | "handlers";
-
-/** Both ways the transcoder can call methods, for `describe.each`. */
-export const transcoderCalls: readonly TranscoderCalls[] = ["in-process", "handlers"];
 
 /** Serves a router's handlers over Connect, gRPC and gRPC-Web, as connectNodeAdapter does. */
 function serveConnect(

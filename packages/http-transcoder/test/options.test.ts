@@ -25,7 +25,7 @@ describe("createHttpTranscoder options", () => {
 
   it("uses the X-Request-Id the server set on the response before", async () => {
     const router = createConnectRouter().service(LibraryService, {});
-    const rest = createHttpTranscoder({ handlers: router.handlers });
+    const rest = createHttpTranscoder({ router });
     const server = createServer((req, res) => {
       res.setHeader("x-request-id", "server-assigned");
       rest(req, res);

@@ -1,5 +1,10 @@
-import { codeToHttpStatus, codeToString } from "@folio/googleapis";
-import { type HttpRoute, rawBodyTarget, routeErrorRules } from "@folio/http-transcoder/rules";
+import {
+  codeToHttpStatus,
+  codeToString,
+  type HttpRoute,
+  rawBodyTarget,
+  routeErrorRules,
+} from "@folio/http-transcoder/rules";
 import type { CommonErrorContext, OpenApiDocumentOptions } from "./document-options.js";
 import {
   type DocumentedError,

@@ -1,7 +1,6 @@
 import { Code } from "@connectrpc/connect";
-// Connect's table of codes, names and HTTP statuses; marked internal by connect-es, so its
-// version is pinned exactly.
-import { codeFromString, codeToHttpStatus, codeToString } from "@folio/googleapis";
+// Connect's table of codes, names and HTTP statuses, as the transcoder answers with them.
+import { codeFromString, codeToHttpStatus, codeToString } from "@folio/http-transcoder/rules";
 import type { SchemaObject } from "./openapi-types.js";
 
 /**

@@ -1,5 +1,5 @@
 import type { DescField } from "@bufbuild/protobuf";
-import { FieldBehavior } from "@folio/googleapis";
+import { FieldBehavior } from "@folio/http-transcoder/google/api/field_behavior_pb.js";
 import { type HttpRoute, queryParameters as transcoderQueryParameters } from "@folio/http-transcoder/rules";
 import type { CommentLookup } from "./comments.js";
 import type { OpenApiDocumentOptions } from "./document-options.js";

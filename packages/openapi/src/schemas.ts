@@ -1,6 +1,6 @@
 import { type DescEnum, type DescField, type DescMessage, ScalarType } from "@bufbuild/protobuf";
 import { FeatureSet_FieldPresence } from "@bufbuild/protobuf/wkt";
-import { FieldBehavior } from "@folio/googleapis";
+import { FieldBehavior } from "@folio/http-transcoder/google/api/field_behavior_pb.js";
 import { isRequiredField } from "@folio/http-transcoder/rules";
 import type { CommentLookup } from "./comments.js";
 import { type Component, nameComponents, type Variant } from "./component-names.js";

@@ -67,7 +67,7 @@ beforeAll(async () => {
     updateBook: (req: { book: unknown }) => req.book,
   } as never);
   const rest = createHttpTranscoder({
-    handlers: router.handlers,
+    router,
     successStatus: (method) => (method.name === "CreateBook" ? 201 : 200),
   });
   server = http.createServer(rest);

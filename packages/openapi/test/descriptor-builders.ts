@@ -11,7 +11,9 @@ import {
   FieldRulesSchema,
   field as fieldRules,
 } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
-import { type FieldBehavior, field_behavior, HttpRuleSchema, http } from "@folio/googleapis";
+import { http } from "@folio/http-transcoder/google/api/annotations_pb.js";
+import { type FieldBehavior, field_behavior } from "@folio/http-transcoder/google/api/field_behavior_pb.js";
+import { HttpRuleSchema } from "@folio/http-transcoder/google/api/http_pb.js";
 
 const { REPEATED, OPTIONAL } = FieldDescriptorProto_Label;
 

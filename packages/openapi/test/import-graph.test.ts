@@ -5,7 +5,8 @@ import { type ImportEdge, walkImportGraph } from "./import-graph.js";
 
 // The generator stands on its own: what it imports, itself or through the packages it imports,
 // holds no part of the REST runtime (the transcoder's serving, the RPC protocols, Connect's Node
-// adapter or protocol internals) and nothing that serves or writes files.
+// adapter or protocol internals) and nothing that serves or writes files. Of Folio's packages it
+// imports the transcoder's rules and google/api types only, so that installing it installs no other.
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..");
 const workspace = join(packageDir, "..", "..");
@@ -29,6 +30,17 @@ describe("the import graph of @folio/openapi", () => {
     expect(importsOf((specifier) => specifier === "@folio/http-transcoder")).toEqual([]);
   });
 
+  it("imports no package of Folio's but the transcoder's rules and its google/api types", () => {
+    expect(
+      importsOf(
+        (specifier) =>
+          specifier.startsWith("@folio/") &&
+          specifier !== "@folio/http-transcoder/rules" &&
+          !specifier.startsWith("@folio/http-transcoder/google/api/"),
+      ),
+    ).toEqual([]);
+  });
+
   it("reaches neither the RPC protocols nor connect-node nor Connect's protocol internals", () => {
     expect(
       importsOf(
@@ -45,13 +57,21 @@ describe("the import graph of @folio/openapi", () => {
     const allowed = (edge: ImportEdge) =>
       edge.specifier.startsWith(".") ||
       /^@bufbuild\/protobuf(\/|$)/.test(edge.specifier) ||
-      edge.specifier.startsWith("@folio/googleapis/google/api/") ||
       edge.specifier === "node:zlib" ||
-      // Connect's Code, as the type of an error rule's code: erased from the built module.
+      // Connect's Code, as the type of an error rule's code and of the code names: erased from the
+      // built module.
       (edge.specifier === "@connectrpc/connect" && edge.typeOnly);
     const rules = graph.edges.filter((edge) => edge.from.includes("/packages/http-transcoder/"));
     expect(rules.length).toBeGreaterThan(0);
     expect(rules.filter((edge) => !allowed(edge)).map(describeEdge)).toEqual([]);
+    // The transcoder's own modules are relative imports: of its generated code, google/api only.
+    const generated = [...graph.files].filter((file) => file.includes("/packages/http-transcoder/src/gen/"));
+    expect(generated.length).toBeGreaterThan(0);
+    expect(
+      generated
+        .filter((file) => !file.includes("/packages/http-transcoder/src/gen/google/api/"))
+        .map((file) => relative(workspace, file)),
+    ).toEqual([]);
   });
 
   it("serves nothing and writes no files", () => {

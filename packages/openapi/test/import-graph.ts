@@ -6,7 +6,7 @@ import ts from "typescript";
 export interface ImportEdge {
   /** The importing file. */
   readonly from: string;
-  /** The specifier as written: `./x.js`, `@folio/googleapis`, `node:zlib`. */
+  /** The specifier as written: `./x.js`, `@folio/http-transcoder/rules`, `node:zlib`. */
   readonly specifier: string;
   /** Whether the import is erased from the built module (`import type`, `export type ... from`). */
   readonly typeOnly: boolean;

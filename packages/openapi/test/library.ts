@@ -25,7 +25,9 @@ import {
   type MethodOptionsSchema,
 } from "@bufbuild/protobuf/wkt";
 import { file_buf_validate_validate, Ignore } from "@bufbuild/protovalidate/gen/buf/validate/validate_pb.js";
-import { FieldBehavior, file_google_api_httpbody, HttpRuleSchema } from "@folio/googleapis";
+import { FieldBehavior } from "@folio/http-transcoder/google/api/field_behavior_pb.js";
+import { HttpRuleSchema } from "@folio/http-transcoder/google/api/http_pb.js";
+import { file_google_api_httpbody } from "@folio/http-transcoder/google/api/httpbody_pb.js";
 import { field, httpOptions } from "./descriptor-builders.js";
 
 const {

@@ -6,8 +6,10 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { clone, create, type DescService, getExtension, setExtension } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
-import { HttpRuleSchema, http as httpRule } from "@folio/googleapis";
-import { createHttpTranscoder, createTranscodingRouter } from "@folio/http-transcoder";
+import { createConnectRouter } from "@connectrpc/connect";
+import { createHttpTranscoder } from "@folio/http-transcoder";
+import { http as httpRule } from "@folio/http-transcoder/google/api/annotations_pb.js";
+import { HttpRuleSchema } from "@folio/http-transcoder/google/api/http_pb.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { createOpenApiDocument, type OperationObject, type ParameterObject } from "../src/index.js";
 import { libraryFile, libraryRegistryOf } from "./library.js";
@@ -29,7 +31,7 @@ function libraryWithListBooksAt(pattern: string): DescService {
 /** Serves the service over REST; the page sizes ListBooks received are recorded. */
 async function serve(service: DescService) {
   const pageSizes: number[] = [];
-  const router = createTranscodingRouter();
+  const router = createConnectRouter();
   router.service(service, {
     listBooks: (req: { pageSize: number }) => {
       pageSizes.push(req.pageSize);

@@ -1,5 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import { codeToString } from "@folio/googleapis";
+import { codeToString } from "@folio/http-transcoder";
 
 /** The Connect code of an answer: `ok` without an error, else the error's (`unknown` if it has none). */
 export function codeOfError(error?: unknown): string {

@@ -1,4 +1,4 @@
-import type { NodeRequest } from "./node-types.js";
+import type { NodeRequest } from "@folio/http-transcoder";
 import { connectWireTypes, isConnectContentType } from "./protocol-connect/content-type.js";
 import { grpcWireTypes, isGrpcContentType } from "./protocol-grpc/content-type.js";
 import { grpcWebWireTypes, isGrpcWebContentType } from "./protocol-grpc-web/content-type.js";

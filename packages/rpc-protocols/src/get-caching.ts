@@ -1,5 +1,5 @@
-import { entityTag, matchesIfNoneMatch } from "./entity-tag.js";
-import type { NodeRequest, NodeResponse } from "./node-types.js";
+import type { NodeRequest, NodeResponse } from "@folio/http-transcoder";
+import { entityTag, matchesIfNoneMatch } from "@folio/http-transcoder";
 import { EMPTY, type NodeHeaders, type UnaryAnswer } from "./write-unary-answer.js";
 
 /** What a successful answer to a Connect GET tells caches, as the REST transcoder's GET answers do. */

@@ -8,26 +8,34 @@
 // protocol's answer (protocol-connect/, protocol-grpc/, protocol-grpc-web/), written in one go
 // (write-unary-answer.ts).
 
+// Node's request types and the request target, as the transcoder (which this package serves beside) names them.
+export {
+  clientGoneReason,
+  entityTag,
+  matchesIfNoneMatch,
+  type NodeHandler,
+  type NodeRequest,
+  type NodeResponse,
+  type RequestTarget,
+  splitRequestTarget,
+} from "@folio/http-transcoder";
 export { codeOfCallEnd, codeOfError, reportedCodeFromHttpStatus } from "./answer-code.js";
 export { callEndKey, recordAnsweredCode } from "./answered-code-gate.js";
-export type { CallReport, CallReportingHandler } from "./call-report.js";
 export { type RpcProtocol, rpcProtocolOf, wireTypeOf } from "./detect-protocol.js";
-export { entityTag, matchesIfNoneMatch } from "./entity-tag.js";
 export type { GetCaching } from "./get-caching.js";
 export { callServerStream, callUnary } from "./in-process/call-in-process.js";
-export { clientGoneReason } from "./in-process/client-gone.js";
 export {
   createInProcessContext,
   type InProcessCall,
   type InProcessContextInit,
 } from "./in-process/in-process-context.js";
+export { createInProcessRunner } from "./in-process/in-process-runner.js";
 export {
   createTranscodingRouter,
   type RegisteredMethod,
   type TranscodingRouter,
 } from "./in-process/transcoding-router.js";
 export type { ErrorLogger } from "./logger.js";
-export type { NodeHandler, NodeRequest, NodeResponse } from "./node-types.js";
 export { connectAnswer } from "./protocol-connect/unary-answer.js";
 export { grpcAnswer } from "./protocol-grpc/unary-answer.js";
 export { grpcWebAnswer } from "./protocol-grpc-web/unary-answer.js";
@@ -40,8 +48,12 @@ export {
   singleEnvelope,
 } from "./read-message.js";
 export { type ConnectRequestOptions, connectRequestOptions } from "./request-options.js";
-export { type RequestTarget, splitRequestTarget } from "./request-target.js";
-export { createRpcHandler, type RpcHandlerOptions } from "./rpc-handler.js";
+export {
+  createRpcHandler,
+  type RpcHandler,
+  type RpcHandlerOptions,
+  type RpcRequestScope,
+} from "./rpc-handler.js";
 export {
   createUnaryCalls,
   type Fallback,

@@ -1,4 +1,4 @@
-import type { NodeRequest } from "./node-types.js";
+import type { NodeRequest } from "@folio/http-transcoder";
 
 /** A request body as read: whole (`complete`), or what came before the reading stopped. */
 export interface BodyRead {

@@ -1,22 +1,18 @@
 import { Code, ConnectError, type ConnectRouter, type ContextValues } from "@connectrpc/connect";
 import { universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
+import type { AnswerReport, NodeHandler, NodeRequest, NodeResponse } from "@folio/http-transcoder";
+import { splitRequestTarget } from "@folio/http-transcoder";
 import { codeOfCallEnd, reportedCodeFromHttpStatus } from "./answer-code.js";
 import { callEndKey } from "./answered-code-gate.js";
-import type { CallReport, CallReportingHandler } from "./call-report.js";
 import type { UniversalHandler } from "./connect-internals.js";
 import { rpcProtocolOf } from "./detect-protocol.js";
 import type { ErrorLogger } from "./logger.js";
-import type { NodeHandler, NodeRequest, NodeResponse } from "./node-types.js";
-import { splitRequestTarget } from "./request-target.js";
 import type { UnaryCalls } from "./unary-calls.js";
 import { writeUnaryResponse } from "./write-unary-answer.js";
 
 /** Options of {@link createRpcHandler}. */
 export interface RpcHandlerOptions {
-  /** Context values of a request's call, by the request's id and the request (for its connection). */
-  readonly contextValues: (requestId: string, req: NodeRequest) => ContextValues;
-  /** Answers requests for paths that are no procedure of the router. */
-  readonly notFound: NodeHandler;
+  /** Answers requests for paths that are no procedure of the router. */ readonly notFound: NodeHandler;
   readonly logger: ErrorLogger;
   /** Serves the unary calls it can in-process; absent: connect-es's handlers serve every call. */
   readonly unaryCalls?: UnaryCalls | undefined;
@@ -29,18 +25,31 @@ export interface RpcHandlerOptions {
 const ANSWERED_BEFORE_A_CALL = new Set([405, 415, 505]);
 
 /**
+ * What the server tells the RPC handler of one request: its call's context values (made once the
+ * request is known to be a call), and where to report what was answered.
+ */
+export interface RpcRequestScope {
+  readonly contextValues: () => ContextValues;
+  readonly report: AnswerReport;
+}
+
+/** The Node handler of {@link createRpcHandler}. */
+export type RpcHandler = (req: NodeRequest, res: NodeResponse, scope: RpcRequestScope) => void;
+
+/**
  * Serves a router's procedures over Connect, gRPC and gRPC-Web. `connectNodeAdapter` does the
  * same but builds a router of its own from a callback; this serves the server's one router, whose
  * handlers the REST transcoder serves too. A unary call the in-process path takes
  * (`unaryWireOf` of `@folio/rpc-protocols` says which) is served there; every other request by
  * connect-es's handler. Reports the RPC called, and hands the report on to whichever of the two answers.
  */
-export function createRpcHandler(router: ConnectRouter, options: RpcHandlerOptions): CallReportingHandler {
+export function createRpcHandler(router: ConnectRouter, options: RpcHandlerOptions): RpcHandler {
   const byPath = new Map<string, UniversalHandler>(
     router.handlers.map((handler) => [handler.requestPath, handler]),
   );
   const unaryCalls = options.unaryCalls;
-  return (req, res, report) => {
+  return (req, res, scope) => {
+    const { report } = scope;
     const handler = byPath.get(splitRequestTarget(req.url).path);
     if (handler === undefined) {
       // No such procedure: what RPC clients read a 404 as (Connect and gRPC), or a plain HTTP 404.
@@ -53,15 +62,15 @@ export function createRpcHandler(router: ConnectRouter, options: RpcHandlerOptio
     const wire = unaryCalls?.wireOf(req, handler.requestPath);
     if (unaryCalls !== undefined && wire !== undefined) {
       const call = {
-        values: options.contextValues(report.requestId, req),
+        values: scope.contextValues(),
         answered: report.answered.bind(report),
       };
       unaryCalls.serve(req, res, handler.requestPath, wire, call, (body) =>
-        serveByHandler(req, res, handler, report, body, call.values),
+        serveByHandler(req, res, handler, scope, body, call.values),
       );
       return;
     }
-    serveByHandler(req, res, handler, report, undefined, undefined);
+    serveByHandler(req, res, handler, scope, undefined, undefined);
   };
 
   /**
@@ -74,14 +83,14 @@ export function createRpcHandler(router: ConnectRouter, options: RpcHandlerOptio
     req: NodeRequest,
     res: NodeResponse,
     handler: UniversalHandler,
-    report: CallReport,
+    scope: RpcRequestScope,
     body: AsyncIterable<Uint8Array> | undefined,
     given: ContextValues | undefined,
   ): void {
     const unary = handler.method.methodKind === "unary";
-    const values = (given ?? options.contextValues(report.requestId, req)).set(
-      callEndKey,
-      (reason: unknown) => report.answered(codeOfCallEnd(reason, clientGone(res))),
+    const { report } = scope;
+    const values = (given ?? scope.contextValues()).set(callEndKey, (reason: unknown) =>
+      report.answered(codeOfCallEnd(reason, clientGone(res))),
     );
     let request = universalRequestFromNodeRequest(req, res, undefined, values);
     if (body !== undefined) request = { ...request, body };

@@ -7,15 +7,19 @@ import {
   type Interceptor,
   type MethodImplSpec,
 } from "@connectrpc/connect";
+import {
+  clientGoneReason,
+  type NodeRequest,
+  type NodeResponse,
+  RequestHeaders,
+} from "@folio/http-transcoder";
 import { codeOfError } from "./answer-code.js";
 import { createMethodSerializationLookup, validateReadWriteMaxBytes } from "./connect-internals.js";
 import { cachedGetAnswer, type GetCaching } from "./get-caching.js";
 import { callUnary } from "./in-process/call-in-process.js";
-import { clientGoneReason } from "./in-process/client-gone.js";
 import { createInProcessContext } from "./in-process/in-process-context.js";
 import type { RegisteredMethod } from "./in-process/transcoding-router.js";
 import type { ErrorLogger } from "./logger.js";
-import type { NodeRequest, NodeResponse } from "./node-types.js";
 import { allowsGet, queryMessageBytes } from "./protocol-connect/get-request.js";
 import { connectAnswer } from "./protocol-connect/unary-answer.js";
 import { grpcAnswer } from "./protocol-grpc/unary-answer.js";
@@ -110,15 +114,14 @@ export function createUnaryCalls(options: UnaryCallOptions): UnaryCalls {
     const method = methodOf(requestPath) as Method;
     const envelope = wire.protocol !== "connect";
     const { context, abort, end } = createInProcessContext({
-      req,
-      res,
       method: method.spec.method,
-      requestPath,
+      requestMethod: req.method ?? "POST",
+      url: `http://${req.headers.host ?? req.headers[":authority"] ?? "localhost"}${requestPath}`,
       protocolName: wire.protocol,
-      isForwarded: notPseudoHeader,
+      requestHeader: new RequestHeaders(req.headers, notPseudoHeader),
       values: scope.values,
       timeoutMs: wire.timeoutMs,
-      closeReason: () => clientGoneReason(req),
+      clientGone: { req, res, reason: () => clientGoneReason(req) },
     });
     let outcome: Uint8Array | ConnectError;
     try {

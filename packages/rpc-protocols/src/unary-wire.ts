@@ -1,3 +1,5 @@
+import type { NodeRequest } from "@folio/http-transcoder";
+import { splitRequestTarget } from "@folio/http-transcoder";
 import {
   type Compression,
   compressionNegotiate,
@@ -5,12 +7,10 @@ import {
   contentTypeUnaryProto,
 } from "./connect-internals.js";
 import { wireTypeOf } from "./detect-protocol.js";
-import type { NodeRequest } from "./node-types.js";
 import { getQueryOf, type QueryMessage } from "./protocol-connect/get-request.js";
 import { connectWireHeaders } from "./protocol-connect/headers.js";
 import { grpcWireHeaders } from "./protocol-grpc/headers.js";
 import { grpcWebWireHeaders } from "./protocol-grpc-web/headers.js";
-import { splitRequestTarget } from "./request-target.js";
 import type { WireHeaders, WireProtocol } from "./wire-protocol.js";
 
 /** How one unary request is read and answered: its protocol, codec, codings and deadline. */

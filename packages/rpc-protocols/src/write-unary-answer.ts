@@ -1,8 +1,8 @@
 import type http from "node:http";
 import type http2 from "node:http2";
 import { universalResponseToNodeResponse } from "@connectrpc/connect-node";
+import type { NodeResponse } from "@folio/http-transcoder";
 import type { UniversalServerResponse } from "./connect-internals.js";
-import type { NodeResponse } from "./node-types.js";
 
 /**
  * Writes the answer of a unary call (Connect, gRPC or gRPC-Web) in one go: status, headers, the

@@ -1,7 +1,8 @@
 // The boundary of the in-process unary path (src/unary-wire.ts): the requests it serves, and
 // those it leaves to connect-es's handlers.
+
+import type { NodeRequest } from "@folio/http-transcoder";
 import { describe, expect, it } from "vitest";
-import type { NodeRequest } from "../src/node-types.js";
 import { connectRequestOptions } from "../src/request-options.js";
 import { unaryWireOf } from "../src/unary-wire.js";
 

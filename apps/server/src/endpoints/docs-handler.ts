@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type NodeServerRequest, type NodeServerResponse, splitRequestTarget } from "@folio/http-transcoder";
+import { type NodeRequest, type NodeResponse, splitRequestTarget } from "@folio/http-transcoder";
 import type { OpenApiDocument } from "@folio/openapi";
 import sirv from "sirv";
 import { type DocsFile, writeDocsFiles } from "./docs-files.js";
@@ -7,10 +7,10 @@ import { contentSecurityPolicy, docsPage } from "./docs-page.js";
 import { scalarScriptFile } from "./docs-script.js";
 
 /** The request the handler reads: an `http` or `http2` server's. */
-export type DocsRequest = NodeServerRequest;
+export type DocsRequest = NodeRequest;
 
 /** The response the handler writes: an `http` or `http2` server's. */
-export type DocsResponse = NodeServerResponse;
+export type DocsResponse = NodeResponse;
 
 /**
  * Serves the document and the docs page. Returns true when it took the request (and answers it,

@@ -1,44 +1,54 @@
 import type { DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ContextValues, type HandlerContext } from "@connectrpc/connect";
-import type { NodeRequest, NodeResponse } from "../node-types.js";
-import { RequestHeaders } from "./request-headers.js";
+import type { NodeRequest, NodeResponse } from "@folio/http-transcoder";
 
 /** What {@link createInProcessContext} builds a call's context of. */
 export interface InProcessContextInit {
-  readonly req: NodeRequest;
-  readonly res: NodeResponse;
   readonly method: DescMethod;
-  /** The procedure's path, `/acme.v1.Library/GetBook`. */
-  readonly requestPath: string;
+  /** The request's HTTP method. */
+  readonly requestMethod: string;
+  /** The procedure's URL: the request's origin and path, `/acme.v1.Library/GetBook`. */
+  readonly url: string;
   /** `rest`, or the RPC protocol's name as connect-es gives it: `connect`, `grpc`, `grpcweb`. */
   readonly protocolName: string;
-  /** Whether the call sees a request header (its lower-case name) at all. */
-  readonly isForwarded: (name: string) => boolean;
+  /** The request headers the call sees. */
+  readonly requestHeader: Headers;
   readonly values: ContextValues;
   /** The call's deadline, from now; undefined: none. 0 or less: passed already. */
   readonly timeoutMs?: number | undefined;
-  /** The reason the signal aborts with when the client goes away before the response is complete. */
-  readonly closeReason?: () => unknown;
+  /**
+   * What tells that the client went away: a signal (a REST call's, from the transcoder), or the
+   * exchange to watch, with the reason the call's signal then aborts with.
+   */
+  readonly clientGone:
+    | AbortSignal
+    | { readonly req: NodeRequest; readonly res: NodeResponse; readonly reason: () => unknown };
 }
 
 /** A call's context, and what ends it. */
 export interface InProcessCall {
   readonly context: HandlerContext;
-  /** Aborts the call's signal (a failure decided outside the interceptors), and ends the deadline. */
+  /** The call failed: its signal aborts with `reason`, and its deadline ends. */
   abort(reason: unknown): void;
-  /** The call is over: its deadline timer, if any, is released. */
+  /** The call is over: its signal aborts (as connect-es's handlers abort it), and its deadline ends. */
   end(): void;
 }
 
 /**
+ * What a call's signal aborts with when the call ends well: what `abort()` without a reason gives,
+ * as connect-es's handlers end a call, built once (a DOMException captures a stack).
+ */
+const callEnded = new DOMException("This operation was aborted", "AbortError");
+
+/**
  * The context a method is called in when the server calls it in-process (REST, and the unary
- * in-process path of Connect, gRPC and gRPC-Web): the request's headers as the call sees them (read from
- * Node's headers when asked), the deadline, and a signal that aborts when the client goes away or
- * the deadline passes. What connect-es's `createHandlerContext` builds too, without copying every
- * header into a `Headers` and linking three abort controllers for each call.
+ * in-process path of Connect, gRPC and gRPC-Web): the request's headers as the call sees them,
+ * the deadline, and a signal that aborts when the client goes away, when the deadline passes and
+ * when the call ends, as connect-es's `createHandlerContext` and handlers give it, without linking
+ * three abort controllers for each call.
  */
 export function createInProcessContext(init: InProcessContextInit): InProcessCall {
-  const { req, res, method } = init;
+  const { method } = init;
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let timeoutMs: () => number | undefined = noTimeout;
@@ -50,35 +60,38 @@ export function createInProcessContext(init: InProcessContextInit): InProcessCal
     if (init.timeoutMs <= 0) expire();
     else timer = setTimeout(expire, init.timeoutMs);
   }
-  res.once("close", () => {
-    // Closed before the answer was ended: the client went away. (Not `writableFinished`, which an
-    // HTTP/2 stream the client reset reports true.)
-    if (!res.writableEnded && !controller.signal.aborted) controller.abort(init.closeReason?.());
-  });
+  const gone = init.clientGone;
+  if (gone instanceof AbortSignal) {
+    const onGone = () => {
+      if (!controller.signal.aborted) controller.abort(gone.reason);
+    };
+    if (gone.aborted) onGone();
+    else gone.addEventListener("abort", onGone, { once: true, signal: controller.signal });
+  } else {
+    gone.res.once("close", () => {
+      // Closed before the answer was ended: the client went away. (Not `writableFinished`, which
+      // an HTTP/2 stream the client reset reports true.)
+      if (!gone.res.writableEnded && !controller.signal.aborted) controller.abort(gone.reason());
+    });
+  }
   const context: HandlerContext = {
     method,
     service: method.parent,
     signal: controller.signal,
     timeoutMs,
-    requestMethod: req.method ?? "POST",
-    requestHeader: new RequestHeaders(req.headers, init.isForwarded),
+    requestMethod: init.requestMethod,
+    requestHeader: init.requestHeader,
     responseHeader: new Headers(),
     responseTrailer: new Headers(),
     protocolName: init.protocolName,
     values: init.values,
-    url: `http://${req.headers.host ?? req.headers[":authority"] ?? "localhost"}${init.requestPath}`,
+    url: init.url,
   };
-  const end = () => {
+  const abort = (reason: unknown) => {
     if (timer !== undefined) clearTimeout(timer);
+    if (!controller.signal.aborted) controller.abort(reason);
   };
-  return {
-    context,
-    abort(reason) {
-      end();
-      if (!controller.signal.aborted) controller.abort(reason);
-    },
-    end,
-  };
+  return { context, abort, end: () => abort(callEnded) };
 }
 
 function noTimeout(): undefined {

@@ -48,8 +48,8 @@ export interface TranscodingRouter extends ConnectRouter {
 
 /**
  * Creates a {@link TranscodingRouter}: `createConnectRouter` with the same options, whose
- * `handlers` serve Connect, gRPC and gRPC-Web as usual. Give it to `createHttpTranscoder` as
- * `router`.
+ * `handlers` serve Connect, gRPC and gRPC-Web as usual. Give its methods to `createHttpTranscoder`
+ * as `runner: createInProcessRunner(router.registered)`.
  */
 export function createTranscodingRouter(options?: ConnectRouterOptions): TranscodingRouter {
   const gate = options?.requestGate;

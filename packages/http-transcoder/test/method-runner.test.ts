@@ -1,31 +1,40 @@
-// The router's request gate (connect-es's `requestGate`) runs for a REST call once its route is
-// known and before its body is read: a call it refuses is answered without the body, which may
-// never arrive; a call it lets through carries the headers the gate set.
+// The seam through which the transcoder calls methods (MethodRunner): a runner begins a REST call
+// once its route is known and before its body is read, so a runner that decides on the headers
+// alone (authentication, say) refuses a call without the body, which may never arrive; a call it
+// lets through carries the headers it set.
 import net from "node:net";
-import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { MethodRunner } from "../src/index.js";
 import { type LibraryServer, startLibraryServer } from "./library-server.js";
 
 const gated: string[] = [];
 
-/** Lets a call through only with `x-key: open`, and names the method it gated. */
-function requestGate(context: HandlerContext): void {
-  gated.push(context.method.name);
-  if (context.requestHeader.get("x-key") !== "open") {
-    throw new ConnectError("no key", Code.Unauthenticated, { "www-authenticate": "Key" });
-  }
-  context.responseHeader.set("x-gated", "yes");
+/** Lets a call through only with `x-key: open`, and names the method it gated, before the body. */
+function keyChecking(runner: MethodRunner): MethodRunner {
+  return {
+    serves: (method) => runner.serves(method),
+    async begin(call) {
+      gated.push(call.method.name);
+      if (call.requestHeader.get("x-key") !== "open") {
+        throw new ConnectError("no key", Code.Unauthenticated, { "www-authenticate": "Key" });
+      }
+      const running = await runner.begin(call);
+      running.responseHeader.set("x-gated", "yes");
+      return running;
+    },
+  };
 }
 
 let server: LibraryServer;
 beforeAll(async () => {
-  server = await startLibraryServer({}, { requestGate });
+  server = await startLibraryServer({}, { runner: keyChecking });
 });
 afterAll(async () => {
   await server?.close();
 });
 
-describe("the router's request gate over REST", () => {
+describe("a runner that decides on the headers", () => {
   it("refuses a call before its body has arrived, with the gate's error and headers", async () => {
     const socket = net.connect(Number(new URL(server.baseUrl).port), "127.0.0.1");
     await new Promise((resolve) => socket.once("connect", resolve));

@@ -1,5 +1,5 @@
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { NodeRequest } from "../node-types.js";
+import type { NodeRequest } from "./node-types.js";
 
 /**
  * What a call's signal aborts with when its client goes away, as connect-node's request signal
