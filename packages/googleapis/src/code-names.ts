@@ -3,9 +3,11 @@ import { Code } from "@connectrpc/connect";
 // The codes' names and HTTP statuses as the Connect protocol gives them
 // (https://connectrpc.com/docs/protocol#error-codes, #http-to-error-code): the names REST's error
 // envelope and the docs write, and the statuses REST and Connect answer with. connect-es keeps its
-// own copy in an internal module (its protocol-connect); this table is Folio's, for
-// the packages that must stay light (the published client) as much as for the server, and
-// @folio/rpc-protocols' test/connect-internals.test.ts pins it to connect-es's.
+// own copy in an internal module (its protocol-connect). The server side reads the table of
+// @folio/http-transcoder, which is published for any connect-es project and so carries its own;
+// this one is for the packages installed with the client (and its reading of a status without a
+// code), which must not pull in the transcoder. @folio/rpc-protocols'
+// test/connect-internals.test.ts pins it to connect-es's, as the transcoder's test pins that one.
 
 const NAMES: readonly (readonly [Code, string, number])[] = [
   [Code.Canceled, "canceled", 499],

@@ -14,6 +14,8 @@ export type FieldViolation = MessageInitShape<typeof BadRequest_FieldViolationSc
 
 /**
  * An `invalid_argument` ConnectError with a `google.rpc.BadRequest` detail listing `violations`.
+ * (@folio/http-transcoder has the same builder for the errors it answers itself: it is published
+ * without Folio's packages.)
  * The message defaults to the violations one after the other (`name: must not be empty; ...`);
  * the detail is what clients read field by field.
  */

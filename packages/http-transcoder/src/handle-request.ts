@@ -13,7 +13,7 @@ import { beginRestCall, type ContextValuesOf, callServerStream, callUnary } from
 import { restErrorRules } from "./rest-error-rules.js";
 import { asConnectError, restError } from "./rest-errors.js";
 import { setResponseHeaders } from "./rest-headers.js";
-import { writeUnaryResponse } from "./rest-unary-answer.js";
+import { writeRestAnswer } from "./rest-unary-answer.js";
 import type { RouteTable } from "./route-table.js";
 import type { BodySending } from "./send-body.js";
 import { writeServerStream } from "./server-stream.js";
@@ -127,7 +127,7 @@ async function callAndAnswer(
     return;
   }
   const answer = await callUnary(res, running, message);
-  await writeUnaryResponse(req, res, entry, answer, handling.sending, partial);
+  await writeRestAnswer(req, res, entry, answer, handling.sending, partial);
   report?.answered("ok");
 }
 

@@ -72,6 +72,6 @@ export function createResponseBodyWriter(
  *
  * @private
  */
-export function bodyBytes(body: string | Uint8Array): Uint8Array {
+export function encodedBody(body: string | Uint8Array): Uint8Array {
   return typeof body === "string" ? Buffer.from(body, "utf8") : body;
 }

@@ -7,7 +7,7 @@ import type { MethodCall, MethodRunner, RunningCall } from "./method-runner.js";
 import type { NodeRequest, NodeResponse } from "./node-types.js";
 import { RequestHeaders } from "./request-headers.js";
 import { isForwardedRequestHeader, setResponseHeaders } from "./rest-headers.js";
-import type { UnaryAnswer } from "./rest-unary-answer.js";
+import type { UnaryResult } from "./rest-unary-answer.js";
 import type { ServerStreamAnswer } from "./server-stream.js";
 
 /** Context values of a request, as the transcoder's `contextValues` option gives them. @private */
@@ -50,7 +50,7 @@ export async function callUnary(
   res: NodeResponse,
   running: RunningCall,
   message: Message,
-): Promise<UnaryAnswer> {
+): Promise<UnaryResult> {
   try {
     const output = await running.unary(message);
     return { output, header: running.responseHeader, trailer: running.responseTrailer };

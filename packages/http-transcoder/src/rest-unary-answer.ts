@@ -2,12 +2,12 @@ import type { Message } from "@bufbuild/protobuf";
 import type { CompiledRoute } from "./compile-routes.js";
 import type { NodeRequest, NodeResponse } from "./node-types.js";
 import { appendNextPageLink } from "./page-links.js";
-import { bodyBytes, type ResponseBodyWriter } from "./response-body.js";
+import { encodedBody, type ResponseBodyWriter } from "./response-body.js";
 import { setResponseHeaders } from "./rest-headers.js";
 import { type BodySending, sendBody } from "./send-body.js";
 
 /** What a unary call answered: the response message, and the headers and trailers it set. @private */
-export interface UnaryAnswer {
+export interface UnaryResult {
   readonly output: Message;
   readonly header: Headers | undefined;
   readonly trailer: Headers | undefined;
@@ -20,11 +20,11 @@ export interface UnaryAnswer {
  *
  * @private
  */
-export function writeUnaryResponse(
+export function writeRestAnswer(
   req: NodeRequest,
   res: NodeResponse,
   entry: CompiledRoute,
-  answer: UnaryAnswer,
+  answer: UnaryResult,
   sending: BodySending,
   partial?: ResponseBodyWriter,
 ): Promise<void> {
@@ -36,5 +36,5 @@ export function writeUnaryResponse(
   }
   res.statusCode = entry.successStatus;
   res.setHeader("content-type", contentType);
-  return sendBody(req, res, bodyBytes(body), sending);
+  return sendBody(req, res, encodedBody(body), sending);
 }
