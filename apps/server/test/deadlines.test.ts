@@ -51,6 +51,15 @@ describe.each(PROTOCOLS)("over %s", (protocol) => {
     expect(await logLineOf(requestId)).toMatchObject({ code: "deadline_exceeded" });
   });
 
+  it("answers a unary call with the longest deadline its header can say (past Node's longest timer)", async () => {
+    const token = await server.issuer.sign({ org_id: randomUUID() });
+    const projects = createClient(ProjectService, server.transport(protocol));
+    const longest =
+      protocol === "connect" ? { "connect-timeout-ms": "9999999999" } : { "grpc-timeout": "99999999H" };
+    const answer = await projects.listProjects({}, bearer(token, longest));
+    expect(answer.projects).toEqual([]);
+  });
+
   it("ends a server stream at its deadline with deadline_exceeded", async () => {
     const requestId = randomUUID();
     const health = createClient(Health, server.transport(protocol));
@@ -80,5 +89,39 @@ describe.each(PROTOCOLS)("over %s", (protocol) => {
     );
     expect(error.code).toBe(Code.Canceled);
     expect(await logLineOf(requestId)).toMatchObject({ code: "canceled" });
+  });
+});
+
+describe("over REST", () => {
+  it("takes a deadline from Grpc-Timeout, as grpc-gateway does: 504 deadline_exceeded once it has passed", async () => {
+    const requestId = randomUUID();
+    const token = await server.issuer.sign({ org_id: randomUUID() });
+    const response = await fetch(`${server.baseUrl}/api/v1/projects`, {
+      headers: { authorization: `Bearer ${token}`, "x-request-id": requestId, "grpc-timeout": "0m" },
+    });
+    expect(response.status).toBe(504);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("deadline_exceeded");
+    expect(await logLineOf(requestId)).toMatchObject({ protocol: "rest", code: "deadline_exceeded" });
+  });
+
+  it("answers within a deadline that has not passed, and refuses a Grpc-Timeout that is no timeout with 400", async () => {
+    const token = await server.issuer.sign({ org_id: randomUUID() });
+    const headers = { authorization: `Bearer ${token}` };
+    const within = await fetch(`${server.baseUrl}/api/v1/projects`, {
+      headers: { ...headers, "grpc-timeout": "30S" },
+    });
+    expect(within.status).toBe(200);
+    // The longest a header can say (11,000 years) is no deadline that has passed.
+    const longest = await fetch(`${server.baseUrl}/api/v1/projects`, {
+      headers: { ...headers, "grpc-timeout": "99999999H" },
+    });
+    expect(longest.status).toBe(200);
+    const malformed = await fetch(`${server.baseUrl}/api/v1/projects`, {
+      headers: { ...headers, "grpc-timeout": "soon" },
+    });
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as { error: { message: string } }).error.message).toContain(
+      "grpc-timeout",
+    );
   });
 });

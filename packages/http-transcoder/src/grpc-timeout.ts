@@ -18,5 +18,9 @@ const UNIT_MS: Readonly<Record<string, number>> = {
 export function parseGrpcTimeout(value: string): number | null {
   const match = /^(\d{1,8})([HMSmun])$/.exec(value);
   if (match === null) return null;
-  return Number(match[1]) * (UNIT_MS[match[2] as string] as number);
+  // 99999999H is 11,000 years; a timer longer than 2^31 - 1 ms fires at once in Node.
+  return Math.min(Number(match[1]) * (UNIT_MS[match[2] as string] as number), MAX_TIMER_MS);
 }
+
+/** The longest delay Node's timers keep (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;

@@ -58,7 +58,9 @@ export function createInProcessContext(init: InProcessContextInit): InProcessCal
     // As connect-es's deadline signal: its reason is the error the call fails with.
     const expire = () => controller.abort(new ConnectError("the operation timed out", Code.DeadlineExceeded));
     if (init.timeoutMs <= 0) expire();
-    else timer = setTimeout(expire, init.timeoutMs);
+    // A timer longer than 2^31 - 1 ms fires at once in Node; a longer deadline (gRPC's header can
+    // say 11,000 years) waits that long, which no call lasts.
+    else timer = setTimeout(expire, Math.min(init.timeoutMs, 2 ** 31 - 1));
   }
   const gone = init.clientGone;
   if (gone instanceof AbortSignal) {
