@@ -54,7 +54,7 @@ describe.each(PROTOCOLS)("over %s", (protocol) => {
   it("answers a unary call with the longest deadline its header can say (past Node's longest timer)", async () => {
     const token = await server.issuer.sign({ org_id: randomUUID() });
     const projects = createClient(ProjectService, server.transport(protocol));
-    const longest =
+    const longest: Record<string, string> =
       protocol === "connect" ? { "connect-timeout-ms": "9999999999" } : { "grpc-timeout": "99999999H" };
     const answer = await projects.listProjects({}, bearer(token, longest));
     expect(answer.projects).toEqual([]);
