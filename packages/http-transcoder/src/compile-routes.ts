@@ -2,7 +2,7 @@ import type { DescMethod } from "@bufbuild/protobuf";
 import { hasRawResponse, type RawBodyTarget, rawBodyTarget } from "./http-body.js";
 import { collectHttpRoutes, type HttpRoute } from "./http-route.js";
 import { acceptsFieldsParameter } from "./http-semantics.js";
-import type { MethodRunner } from "./method-runner.js";
+import { type MethodRunner, procedurePath } from "./method-runner.js";
 import { createPartialResponseWriters } from "./partial-response.js";
 import { createRequestMessageReader, type RequestMessageReader } from "./request-message.js";
 import { createResponseBodyWriter, type ResponseBodyWriter } from "./response-body.js";
@@ -54,7 +54,7 @@ export function compileRoutes(
     assertServed(route, runner);
     return {
       route,
-      requestPath: `/${route.method.parent.typeName}/${route.method.name}`,
+      requestPath: procedurePath(route.method),
       readMessage: createRequestMessageReader(route, readOptions),
       writeResponse: createResponseBodyWriter(route, responseBodyOptions),
       partialResponse: acceptsFieldsParameter(route, hasRawResponse(route))

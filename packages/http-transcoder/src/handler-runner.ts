@@ -1,7 +1,7 @@
 import { type DescMethod, fromBinary, type Message, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
 import { connectErrorFromJson, connectErrorFromJsonValue } from "./connect-error-json.js";
-import type { MethodCall, MethodRunner, RunningCall } from "./method-runner.js";
+import { type MethodCall, type MethodRunner, procedurePath, type RunningCall } from "./method-runner.js";
 
 /** A handler of a Connect router: what `router.handlers` holds (connect-es's `UniversalHandler`). */
 type RouterHandler = ConnectRouter["handlers"][number];
@@ -22,7 +22,7 @@ export function createHandlerRunner(router: Pick<ConnectRouter, "handlers">): Me
   const handlers = new Map<string, RouterHandler>(
     router.handlers.map((handler) => [handler.requestPath, handler]),
   );
-  const handlerOf = (method: DescMethod) => handlers.get(`/${method.parent.typeName}/${method.name}`);
+  const handlerOf = (method: DescMethod) => handlers.get(procedurePath(method));
   return {
     serves: (method) => handlerOf(method) !== undefined,
     begin(call) {

@@ -24,7 +24,7 @@ export type { HttpTranscoderHandler } from "./handle-request.js";
 export { createHandlerRunner } from "./handler-runner.js";
 export { createHttpTranscoder } from "./http-transcoder.js";
 export { type FieldViolation, invalidArgument } from "./invalid-argument.js";
-export type { MethodCall, MethodRunner, RunningCall } from "./method-runner.js";
+export { type MethodCall, type MethodRunner, procedurePath, type RunningCall } from "./method-runner.js";
 export type { NodeHandler, NodeRequest, NodeResponse } from "./node-types.js";
 export { RequestHeaders } from "./request-headers.js";
 export { type RequestTarget, splitRequestTarget } from "./request-target.js";

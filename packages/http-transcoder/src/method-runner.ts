@@ -1,6 +1,11 @@
 import type { DescMethod, Message } from "@bufbuild/protobuf";
 import type { ContextValues } from "@connectrpc/connect";
 
+/** A method's procedure path, as Connect and gRPC name it: `/acme.v1.Library/GetBook`. */
+export function procedurePath(method: DescMethod): string {
+  return `/${method.parent.typeName}/${method.name}`;
+}
+
 /**
  * How a transcoder calls the methods it serves: the one seam between REST and whatever runs a
  * method. The default, {@link createHandlerRunner}, calls the handlers of a Connect router, as a

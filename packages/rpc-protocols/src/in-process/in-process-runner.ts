@@ -1,6 +1,6 @@
-import type { Message } from "@bufbuild/protobuf";
+import type { DescMethod, Message } from "@bufbuild/protobuf";
 import { ConnectError, createContextValues } from "@connectrpc/connect";
-import type { MethodRunner, RunningCall } from "@folio/http-transcoder";
+import { type MethodRunner, procedurePath, type RunningCall } from "@folio/http-transcoder";
 import { callServerStream, callUnary } from "./call-in-process.js";
 import { createInProcessContext, type InProcessCall } from "./in-process-context.js";
 import type { RegisteredMethod } from "./transcoding-router.js";
@@ -12,12 +12,17 @@ import type { RegisteredMethod } from "./transcoding-router.js";
  * `createHandlerRunner` does through connect-es's handlers, in binary).
  */
 export function createInProcessRunner(registered: ReadonlyMap<string, RegisteredMethod>): MethodRunner {
-  const methodOf = (path: string) => registered.get(path);
+  // Found once per method, when the transcoder asks at start-up, not by a path built per call.
+  const served = new Map<DescMethod, RegisteredMethod>();
   return {
-    serves: (method) => methodOf(`/${method.parent.typeName}/${method.name}`) !== undefined,
+    serves(method) {
+      const found = registered.get(procedurePath(method));
+      if (found !== undefined) served.set(method, found);
+      return found !== undefined;
+    },
     async begin(call) {
-      const path = `/${call.method.parent.typeName}/${call.method.name}`;
-      const method = methodOf(path) as RegisteredMethod;
+      const method =
+        served.get(call.method) ?? (registered.get(procedurePath(call.method)) as RegisteredMethod);
       const inProcess = createInProcessContext({
         method: call.method,
         requestMethod: call.requestMethod,

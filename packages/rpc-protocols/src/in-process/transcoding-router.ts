@@ -9,6 +9,7 @@ import {
   type Interceptor,
   type MethodImplSpec,
 } from "@connectrpc/connect";
+import { procedurePath } from "@folio/http-transcoder";
 import { recordAnsweredCode } from "../answered-code-gate.js";
 
 /** A gate run for a call once its headers are known, before its body is read (connect-es's `requestGate`). */
@@ -73,7 +74,7 @@ export function createTranscodingRouter(options?: ConnectRouterOptions): Transco
   const interceptorsOf = (given: Partial<ConnectRouterOptions> | undefined): readonly Interceptor[] =>
     given !== undefined && "interceptors" in given ? (given.interceptors ?? []) : routerInterceptors;
   const register = (spec: MethodImplSpec, interceptors: readonly Interceptor[]) => {
-    registered.set(`/${spec.method.parent.typeName}/${spec.method.name}`, {
+    registered.set(procedurePath(spec.method), {
       spec,
       interceptors,
       requestGate,
