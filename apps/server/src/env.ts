@@ -5,6 +5,7 @@ import {
   DATABASE_ACQUIRE_TIMEOUT_MS,
   DATABASE_LOCK_TIMEOUT_MS,
   DATABASE_POOL_SIZE,
+  DATABASE_PREPARED_STATEMENTS,
   DATABASE_START_TIMEOUT_MS,
   DATABASE_STATEMENT_TIMEOUT_MS,
   DATABASE_URL,
@@ -52,6 +53,8 @@ export interface Config extends MigrateConfig {
   /** Whether the server applies pending migrations at start (else `migrate` does, as a job). */
   readonly migrateOnStart: boolean;
   readonly databasePoolSize: number;
+  /** Statements prepared by name on each connection (DATABASE_PREPARED_STATEMENTS). */
+  readonly databasePreparedStatements: boolean;
   readonly databaseTimeouts: DatabaseTimeouts;
   /** Replicas for project listings (DATABASE_READ_URL); undefined: every query on the primary. */
   readonly databaseRead: ReadReplicaConfig | undefined;
@@ -123,6 +126,7 @@ export function loadConfig(env: Env = process.env): Config {
     ...migrate,
     migrateOnStart: choice(env, MIGRATE_ON_START) === "true",
     databasePoolSize: integer(env, DATABASE_POOL_SIZE),
+    databasePreparedStatements: choice(env, DATABASE_PREPARED_STATEMENTS) === "true",
     databaseTimeouts: {
       acquireTimeoutMs: optionalInteger(env, DATABASE_ACQUIRE_TIMEOUT_MS),
       statementTimeoutMs: integer(env, DATABASE_STATEMENT_TIMEOUT_MS),

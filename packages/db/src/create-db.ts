@@ -5,6 +5,7 @@ import { rethrowMapped } from "./database-errors.js";
 import { PrismaClient } from "./gen/prisma/client.js";
 import { pendingMigrations } from "./migrate.js";
 import { type PoolCloseReport, poolCloser } from "./pool-close.js";
+import { type PreparedStatements, preparedStatements } from "./prepared-statements.js";
 import { canWrite, dropReadOnlyConnections } from "./read-only-connections.js";
 import { REPLICA_LAG_SQL, type ReadRoute, routeReads } from "./replica-reads.js";
 import { type SessionTimeouts, sessionTimeouts, startupParameters } from "./session-settings.js";
@@ -33,6 +34,14 @@ export interface CreateDbOptions {
   readonly onQueryFailure?: OnQueryFailure;
   /** Replicas to serve the tables' `replicaReads` from (a pool of their own); absent: every query on `url`. */
   readonly replica?: ReplicaOptions;
+  /**
+   * Whether statements are prepared by name, so that PostgreSQL plans each once per connection
+   * (default true). False for a pooler in transaction mode that cannot keep them (PgBouncer before
+   * 1.21); left true there, the first statement the server refuses turns them off.
+   */
+  readonly preparedStatements?: boolean;
+  /** Told once when the server turns out not to keep prepared statements (they are off from then on). */
+  readonly onPreparedStatementsNotKept?: () => void;
 }
 
 /** A pool of read replicas (a hot standby, or a proxy port that balances over several). */
@@ -121,6 +130,11 @@ export function createDbOf<T extends TableList>(
   const closePool = poolCloser(pool);
   const prisma = prismaOn(pool, acquireTimeoutMs, timeouts.statementTimeoutMs, onConnectionError);
   const edge = databaseEdge(tables, options.onQueryFailure);
+  // One for both pools: a replica behind the same kind of pooler refuses them as the primary does.
+  const prepared = preparedStatements(
+    options.preparedStatements ?? true,
+    options.onPreparedStatementsNotKept,
+  );
   // Writes may hold all but a quarter of the connections: when a lock blocks them (another
   // session holds `folders`), reads keep connections of their own and stay prompt.
   const asWrite = writeSlots(
@@ -130,9 +144,12 @@ export function createDbOf<T extends TableList>(
   const replica =
     options.replica === undefined
       ? undefined
-      : openReplica(tables, options.replica, timeouts, onConnectionError);
+      : openReplica(tables, options.replica, timeouts, onConnectionError, prepared);
   return {
-    ...edge.onPool(sqlOnPool(pool), prisma, { asWrite, ...(replica === undefined ? {} : { replica }) }),
+    ...edge.onPool(sqlOnPool(pool, prepared), prisma, {
+      asWrite,
+      ...(replica === undefined ? {} : { replica }),
+    }),
     transaction: (work) =>
       asWrite(() => prisma.$transaction((tx) => work(edge.inTransaction(sqlInTransaction(tx), tx)))).catch(
         edge.transactionFailed,
@@ -231,6 +248,7 @@ function openReplica<T extends TableList>(
   options: ReplicaOptions,
   timeouts: SessionTimeouts,
   onConnectionError: (error: Error) => void,
+  prepared: PreparedStatements,
 ) {
   const acquireTimeoutMs = options.acquireTimeoutMs ?? 2_000;
   const pool = openPool(options.url, options.poolSize, acquireTimeoutMs, timeouts, onConnectionError);
@@ -242,7 +260,7 @@ function openReplica<T extends TableList>(
     intervalMs: options.checkIntervalMs ?? 1_000,
     ...(options.onRouteChange === undefined ? {} : { onChange: options.onRouteChange }),
   });
-  const sql = sqlOnPool(pool);
+  const sql = sqlOnPool(pool, prepared);
   const queries: Partial<QueriesOf<T>> = Object.fromEntries(
     Object.entries(tables)
       .filter(([, entry]) => (entry.replicaReads?.length ?? 0) > 0)

@@ -1,6 +1,7 @@
 import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type pg from "pg";
 import type { Prisma } from "./gen/prisma/client.js";
+import type { PreparedStatements } from "./prepared-statements.js";
 
 /**
  * Runs this package's hand-written SQL, on the pool or in a transaction: every statement a table
@@ -23,12 +24,22 @@ const tracer = trace.getTracer("@folio/db");
  * adapter's result conversion, its debug and tracing hooks) cost as much CPU as `pg` did for a
  * 10-row page, measured at 130-180 µs per query. The pool and its timeouts are the same as
  * Prisma's; the span (within a recorded trace) is this package's own, as Prisma's instrumentation
- * only sees Prisma's queries.
+ * only sees Prisma's queries. Statements are prepared by name as `prepared` says.
  */
-export function sqlOnPool(pool: pg.Pool): SqlRunner {
+export function sqlOnPool(pool: pg.Pool, prepared: PreparedStatements): SqlRunner {
   // pg parses the same types as Prisma's raw queries return for these statements' columns: text
   // and uuid as strings, timestamptz as Date, float8 and boolean as themselves, bytea as bytes.
-  const run = (statement: Prisma.Sql) => pool.query(statement.text, statement.values as unknown[]);
+  const unnamed = (statement: Prisma.Sql) => pool.query(statement.text, statement.values as unknown[]);
+  const run = (statement: Prisma.Sql) => {
+    const name = prepared.nameOf(statement.text);
+    if (name === undefined) return unnamed(statement);
+    return pool
+      .query({ name, text: statement.text, values: statement.values as unknown[] })
+      .catch((error: unknown) => {
+        if (!prepared.notKept(error)) throw error;
+        return unnamed(statement);
+      });
+  };
   const traced = <T>(operation: string, statement: Prisma.Sql, read: (result: pg.QueryResult) => T) => {
     // Outside a recorded trace (tracing off, or a request not sampled) a span would be dropped:
     // none is made, and the hot path pays nothing for tracing.

@@ -62,6 +62,13 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
+/** Every instance's settings, before the cluster's own and the caller's. */
+const INSTANCE_SETTINGS = {
+  NODE_ENV: "production",
+  // PgBouncer 1.18 cannot keep a connection's prepared statements in transaction mode.
+  DATABASE_PREPARED_STATEMENTS: "false",
+};
+
 /** Starts a cluster; on failure, stops what it had started and rethrows. */
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
   const binaries = ensurePrograms({ install: options.install ?? false });
@@ -105,7 +112,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
 
     const { issuer, jwksFile, pageTokenSecret } = await createFleetSecrets(dir);
     const instanceEnv = (name: string) => ({
-      NODE_ENV: "production",
+      ...INSTANCE_SETTINGS,
       DATABASE_URL: pgbouncer.url,
       REDIS_URL: redis.url,
       AUTH_JWKS_FILE: jwksFile,

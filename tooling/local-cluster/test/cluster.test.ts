@@ -124,6 +124,46 @@ describe.skipIf(unavailable !== undefined)(
       }
     });
 
+    it("serves through PgBouncer with prepared statements left on: they fall back to unnamed ones, with one warning", async () => {
+      // The cluster turns them off (DATABASE_PREPARED_STATEMENTS=false), as docs/operations.md
+      // says to behind PgBouncer 1.18; an instance that is not told keeps answering correctly.
+      const instance = await cluster.restartInstance("folio3", { DATABASE_PREPARED_STATEMENTS: "true" });
+      const token = await newToken(cluster);
+      const { org_id: orgId } = claimsOf(token);
+      await cluster.sql("INSERT INTO projects (org_id, name) VALUES ($1, 'Alpha'), ($1, 'Beta')", [orgId]);
+      const warning = "the database does not keep prepared statements";
+      let created = 0;
+      // Concurrent calls spread the instance's connections over PgBouncer's server connections,
+      // until one reaches a server connection that did not prepare its statement.
+      for (let round = 0; round < 40 && !(await instance.process.tail(400)).includes(warning); round++) {
+        const replies = await Promise.all(
+          Array.from({ length: 12 }, (_, i) =>
+            i % 2 === 0
+              ? rest(instance, "GET", "/api/v1/projects", token)
+              : rest(instance, "POST", "/api/v1/folders", token, {
+                  body: { name: `Prepared ${round}-${i}` },
+                }),
+          ),
+        );
+        for (const [i, reply] of replies.entries()) {
+          if (i % 2 === 0) {
+            expect(reply.status).toBe(200);
+            expect(reply.json.projects.map((p: { name: string }) => p.name)).toEqual(["Alpha", "Beta"]);
+          } else {
+            expect(reply.status).toBe(201);
+            created++;
+          }
+        }
+      }
+      const log = await instance.process.tail(400);
+      expect(log.split(warning).length - 1).toBe(1);
+      const rows = await cluster.sql<{ n: number }>(
+        "SELECT count(*)::int AS n FROM folders WHERE org_id = $1",
+        [orgId],
+      );
+      expect(rows[0]?.n).toBe(created);
+    });
+
     it("stops cleanly: HAProxy, every instance, PgBouncer and Redis exit 0, and the database is dropped", async () => {
       const processes = [
         cluster.haproxy.process,

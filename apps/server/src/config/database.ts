@@ -73,6 +73,20 @@ export const DATABASE_LOCK_TIMEOUT_MS = integerSetting({
     "it off. Past it the request is 503 `unavailable`, so one locked table cannot hold every connection.",
 });
 
+export const DATABASE_PREPARED_STATEMENTS = choiceSetting({
+  name: "DATABASE_PREPARED_STATEMENTS",
+  choices: ["true", "false"],
+  fallback: "true",
+  meaning:
+    "`true`: the server's statements are prepared by name on each connection, so PostgreSQL plans " +
+    "each once per connection (a create costs the database about half the CPU; see " +
+    "[benchmarks](benchmarks.md#creates-at-the-peers-rate)). `false` behind a pooler in transaction " +
+    "mode that cannot keep them (PgBouncer before 1.21, as in Debian 12): left `true` there, the " +
+    "first statement the server refuses (SQLSTATE 26000 or 42P05) is run again unnamed, one " +
+    "warning is logged, and every statement is unnamed from then on. The embedded database: always " +
+    "`false` (PGlite is one session that every connection shares).",
+});
+
 /** The PostgreSQL every query runs on (but listings, with replicas), and how long each wait may be. */
 export const databaseSettings: SettingGroup = {
   title: "Database",
@@ -84,5 +98,6 @@ export const databaseSettings: SettingGroup = {
     DATABASE_ACQUIRE_TIMEOUT_MS,
     DATABASE_STATEMENT_TIMEOUT_MS,
     DATABASE_LOCK_TIMEOUT_MS,
+    DATABASE_PREPARED_STATEMENTS,
   ],
 };

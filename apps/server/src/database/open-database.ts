@@ -74,6 +74,13 @@ export async function openDatabase(
     lockTimeoutMs,
     onConnectionError: (error) => logger.warn({ err: error }, "database connection lost"),
     onQueryFailure,
+    // PGlite is one session that every connection shares: a client that reconnects would find its
+    // names taken. One connection to an in-process database gains little from them anyway.
+    preparedStatements: embedded === undefined && config.databasePreparedStatements,
+    onPreparedStatementsNotKept: () =>
+      logger.warn(
+        "the database does not keep prepared statements (a pooler in transaction mode?): statements run unnamed from now on; set DATABASE_PREPARED_STATEMENTS=false",
+      ),
     ...(config.databaseRead === undefined ? {} : { replica: replicaOptions(config.databaseRead, logger) }),
   });
   return {
