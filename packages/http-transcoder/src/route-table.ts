@@ -45,9 +45,14 @@ export function createRouteTable<T extends { readonly route: HttpRoute }>(
 ): RouteTable<T> {
   // One tree per custom verb; "" for none.
   const roots = new Map<string, RouteNode<T>>();
+  // Without a `**`, no route matches a path of more segments than the longest template has.
+  let maxSegments = 0;
+  let deepWildcards = false;
   for (const entry of entries) {
     const { route } = entry;
     const verb = route.template.verb ?? "";
+    maxSegments = Math.max(maxSegments, route.template.segments.length);
+    deepWildcards ||= route.template.segments.some((segment) => segment.kind === "deep-wildcard");
     let node: RouteNode<T> | undefined = roots.get(verb);
     if (node === undefined) {
       node = newNode<T>();
@@ -85,6 +90,12 @@ export function createRouteTable<T extends { readonly route: HttpRoute }>(
 
   return {
     lookup(httpMethod, path) {
+      // A path longer than every route is refused before it is split: the segments of a hostile
+      // path of thousands (each a new string, all live at once) cost the collector more than
+      // linear time.
+      if (!deepWildcards && path.length > 1 && hasMoreSegments(path, maxSegments)) {
+        return notFound;
+      }
       const segments = splitPath(path);
       if (segments === undefined) {
         return notFound;
@@ -149,6 +160,16 @@ function splitPath(path: string): string[] | undefined {
     return undefined;
   }
   return path.length === 1 ? [] : path.slice(1).split("/");
+}
+
+/** Whether `path` has more than `max` segments, read only as far as that takes. */
+function hasMoreSegments(path: string, max: number): boolean {
+  let slash = -1;
+  for (let count = 0; count <= max; count++) {
+    slash = path.indexOf("/", slash + 1);
+    if (slash < 0) return false;
+  }
+  return true;
 }
 
 /** The segments as compared with literals: percent-decoded (http.proto matches decoded paths). */
