@@ -79,7 +79,7 @@ export const DATABASE_PREPARED_STATEMENTS = choiceSetting({
   fallback: "true",
   meaning:
     "`true`: the server's statements are prepared by name on each connection, so PostgreSQL plans " +
-    "each once per connection (a create costs the database about half the CPU; see " +
+    "each once per connection (a create costs it 38% less CPU; see " +
     "[benchmarks](benchmarks.md#creates-at-the-peers-rate)). `false` behind a pooler in transaction " +
     "mode that cannot keep them (PgBouncer before 1.21, as in Debian 12): left `true` there, the " +
     "first statement the server refuses (SQLSTATE 26000 or 42P05) is run again unnamed, one " +
